@@ -1,0 +1,47 @@
+// Which asks an agent is following right now. Kept in memory only: after a restart nobody is
+// waiting until an agent follows again, which is exactly what `waiting` must say.
+export interface Follower {
+  /** Called when the ask changes, so the follower can look for a reply. */
+  wake(): void;
+  /** Called when a newer follower of the same ask takes over: the older one is a leftover. */
+  supersede(): void;
+}
+
+export class Followers {
+  #byAsk = new Map<string, Set<Follower>>();
+
+  /** Returns true when the ask was not followed before, so `waiting` flips to true. */
+  add(askId: string, follower: Follower): boolean {
+    const set = this.#byAsk.get(askId);
+    if (set) {
+      for (const older of set) older.supersede();
+      set.add(follower);
+      return false;
+    }
+    this.#byAsk.set(askId, new Set([follower]));
+    return true;
+  }
+
+  /** Returns true when the ask is no longer followed, so `waiting` flips to false. */
+  remove(askId: string, follower: Follower): boolean {
+    const set = this.#byAsk.get(askId);
+    if (!set?.delete(follower)) return false;
+    if (set.size > 0) return false;
+    this.#byAsk.delete(askId);
+    return true;
+  }
+
+  isFollowed(askId: string): boolean {
+    return this.#byAsk.has(askId);
+  }
+
+  wake(askId: string): void {
+    for (const f of this.#byAsk.get(askId) ?? []) f.wake();
+  }
+
+  get count(): number {
+    let n = 0;
+    for (const set of this.#byAsk.values()) n += set.size;
+    return n;
+  }
+}

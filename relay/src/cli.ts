@@ -1,0 +1,107 @@
+#!/usr/bin/env bun
+// `loopback serve` runs the relay; `loopback token …` manages tokens in the same data directory,
+// also while the relay runs (SQLite in WAL mode lets both write).
+import { parseArgs } from "node:util";
+import { userInfo } from "node:os";
+import { configFromEnv, type Config } from "./config.ts";
+import { DEFAULT_SPACE, Gate } from "./auth/gate.ts";
+import { Clock } from "./clock.ts";
+import { openDb } from "./storage/db.ts";
+import { startServer } from "./server.ts";
+
+const USAGE = `loopback — the relay between coding agents and their person
+
+  loopback serve                          run the relay (configured by LOOPBACK_* variables)
+  loopback token create --person NAME [--agent] [--space NAME]
+                                          mint a token; it is printed alone on the last line
+  loopback token list                     list tokens (never the tokens themselves)
+  loopback token revoke TOKEN_ID          revoke a token by the id \`token list\` shows`;
+
+function mcpLines(config: Config, agentToken: string): string {
+  const url = `${config.publicUrl}/mcp`;
+  return [
+    `  Claude Code:  claude mcp add --transport http loopback ${url} --header "Authorization: Bearer ${agentToken}"`,
+    `  Codex:        add to ~/.codex/config.toml:  [mcp_servers.loopback] url = "${url}"  http_headers = { Authorization = "Bearer ${agentToken}" }`,
+  ].join("\n");
+}
+
+function serve(): void {
+  const config = configFromEnv();
+  const running = startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL) });
+  const { relay } = running;
+  console.log(`Loopback relay on ${running.url} (data in ${config.dataDir})`);
+  if (relay.gate.isEmpty()) {
+    const person = process.env.LOOPBACK_FIRST_PERSON || safeUserName();
+    const own = relay.gate.createToken({ person, space: DEFAULT_SPACE });
+    const agent = relay.gate.createToken({ person, space: DEFAULT_SPACE, agent: true });
+    console.log(
+      [
+        "",
+        `First start: created the space "${DEFAULT_SPACE}" and ${person}. These tokens are shown only now.`,
+        "",
+        `Your token (for the inbox):     ${own.token}`,
+        `  Web inbox:   open ${config.publicUrl}/inbox/ and paste it.`,
+        `  Extension:   load extension/.output/chrome-mv3 (see README), then in its options enter ${config.publicUrl} and the token.`,
+        "",
+        `An agent token (for MCP):       ${agent.token}`,
+        mcpLines(config, agent.token),
+        "",
+        `More tokens: bun run loopback token create --person ${person} --agent`,
+        "",
+      ].join("\n"),
+    );
+  }
+  const stop = async () => {
+    await running.stop();
+    process.exit(0);
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+function safeUserName(): string {
+  try {
+    const name = process.env.USER || userInfo().username;
+    return name && name !== "unknown" ? name : "me";
+  } catch {
+    return "me";
+  }
+}
+
+function token(args: string[]): void {
+  const [verb, ...rest] = args;
+  const config = configFromEnv();
+  const gate = new Gate(openDb(config.dataDir), new Clock());
+  if (verb === "create") {
+    const { values } = parseArgs({ args: rest, options: { person: { type: "string" }, agent: { type: "boolean" }, space: { type: "string" } } });
+    if (!values.person) fail("token create needs --person NAME");
+    const { token, tokenId, caller } = gate.createToken({ person: values.person!, space: values.space, agent: values.agent });
+    console.log(`Created ${caller.tokenKind} token ${tokenId} for ${caller.person.name} in space "${caller.spaceName}". It is shown only now:`);
+    if (values.agent) console.log(mcpLines(config, token));
+    console.log(token);
+  } else if (verb === "list") {
+    for (const t of gate.listTokens()) {
+      console.log(`${t.id}  ${t.kind.padEnd(6)}  ${t.space}/${t.person}  created ${t.createdAt}${t.revokedAt ? `  revoked ${t.revokedAt}` : ""}`);
+    }
+  } else if (verb === "revoke") {
+    if (!rest[0]) fail("token revoke needs a TOKEN_ID (see `token list`)");
+    if (!gate.revoke(rest[0])) fail(`No active token ${rest[0]}`);
+    console.log(`Revoked ${rest[0]}`);
+  } else {
+    fail(USAGE);
+  }
+}
+
+function fail(message: string): never {
+  console.error(message);
+  process.exit(2);
+}
+
+const [command, ...args] = process.argv.slice(2);
+try {
+  if (command === "serve") serve();
+  else if (command === "token") token(args);
+  else fail(USAGE);
+} catch (e) {
+  fail(e instanceof Error ? e.message : String(e));
+}

@@ -1,0 +1,79 @@
+// The event socket at /api/v1/events: a snapshot first, then every change in the caller's space.
+// Fan-out uses Bun's native topics, one per space, so a change is serialized once however many
+// inboxes are open, and a consumer too slow to keep up is closed rather than buffered for.
+import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
+import type { SnapshotEvent } from "@loopback/shared/generated/types";
+import { problem } from "@loopback/shared/problems";
+import type { Caller } from "../auth/gate.ts";
+import { problemResponse } from "../http/problem-response.ts";
+import type { Relay } from "../relay.ts";
+
+export const SUBPROTOCOL = "loopback.v1";
+const TICKET_PREFIX = "loopback.ticket.";
+/** Clients send small keepalive frames (an MV3 worker lives on messages); anything bigger is abuse. */
+export const MAX_CLIENT_FRAME_BYTES = 4096;
+export const MAX_CLIENT_FRAMES_PER_MINUTE = 120;
+/** A consumer this far behind is dropped; it reconnects and starts from a fresh snapshot. */
+export const BACKPRESSURE_LIMIT_BYTES = 8 * 1024 * 1024;
+
+export interface SocketData {
+  caller: Caller;
+  frames: { count: number; since: number };
+}
+
+const topic = (spaceId: string) => `space:${spaceId}`;
+
+/** Authenticates an upgrade request, or answers it with a refusal before any upgrade happens. */
+export function upgradeEvents(relay: Relay, request: Request, server: Server<SocketData>, address: string, headers: Record<string, string>): Response | undefined {
+  try {
+    const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((s) => s.trim());
+    if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") throw problem("route.not_found", "This address takes WebSocket upgrades.");
+    if (!offered.includes(SUBPROTOCOL)) throw problem("ticket.invalid", `Offer the subprotocol ${SUBPROTOCOL}.`);
+    const ticket = offered.find((p) => p.startsWith(TICKET_PREFIX));
+    let caller: Caller | undefined;
+    if (ticket) {
+      caller = relay.tickets.redeem(ticket.slice(TICKET_PREFIX.length));
+      if (!caller) throw problem("ticket.invalid");
+    } else {
+      caller = relay.authenticate(request.headers.get("authorization"), address);
+    }
+    const ok = server.upgrade(request, {
+      data: { caller, frames: { count: 0, since: Date.now() } },
+      headers: { "Sec-WebSocket-Protocol": SUBPROTOCOL, ...headers },
+    });
+    if (!ok) throw problem("route.not_found", "This address takes WebSocket upgrades.");
+    return undefined;
+  } catch (e) {
+    return problemResponse(e, headers);
+  }
+}
+
+export function eventSocket(relay: Relay, server: () => Server<SocketData>): WebSocketHandler<SocketData> {
+  relay.bus.listen((spaceId, event) => {
+    server().publish(topic(spaceId), JSON.stringify(event));
+  });
+  return {
+    maxPayloadLength: MAX_CLIENT_FRAME_BYTES,
+    backpressureLimit: BACKPRESSURE_LIMIT_BYTES,
+    closeOnBackpressureLimit: true,
+    // Protocol pings keep proxies from cutting a quiet connection.
+    idleTimeout: 60,
+    sendPings: true,
+    open(ws: ServerWebSocket<SocketData>) {
+      // Subscribing and sending the snapshot in one turn means no change can fall between them.
+      ws.subscribe(topic(ws.data.caller.spaceId));
+      const first: SnapshotEvent = { type: "snapshot", snapshot: relay.asks.snapshot(ws.data.caller) };
+      ws.send(JSON.stringify(first));
+    },
+    message(ws) {
+      // Client frames are keepalives: accepted and ignored, within a rate.
+      const f = ws.data.frames;
+      const now = Date.now();
+      if (now - f.since > 60_000) {
+        f.count = 0;
+        f.since = now;
+      }
+      if (++f.count > MAX_CLIENT_FRAMES_PER_MINUTE) ws.close(1008, "too many frames");
+    },
+  };
+}

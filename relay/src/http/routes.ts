@@ -1,0 +1,97 @@
+// The person's API at /api/v1, as the contract declares it. Each route reads the request, calls the
+// relay's services and writes the answer; every rule lives in the services.
+import { Elysia } from "elysia";
+import * as v from "valibot";
+import { problem } from "@loopback/shared/problems";
+import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
+import type { Relay } from "../relay.ts";
+import { readCapped } from "../read-capped.ts";
+import { problemResponse } from "./problem-response.ts";
+import { assertNotNewer, revisionHeaders } from "./revision-headers.ts";
+
+const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(100));
+const Before = v.pipe(v.string(), v.isoTimestamp());
+
+async function readJson(request: Request): Promise<unknown> {
+  const length = Number(request.headers.get("content-length"));
+  if (length > MAX_BODY_BYTES) throw problem("body.too_large");
+  const bytes = await readCapped(request.body, MAX_BODY_BYTES, "body.too_large");
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw problem("body.malformed", "It is not UTF-8.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw problem("body.malformed");
+  }
+}
+
+export function apiRoutes(relay: Relay, addressOf: (request: Request) => string) {
+  const headers = revisionHeaders(relay.config.build);
+  const caller = (request: Request) => relay.authenticate(request.headers.get("authorization"), addressOf(request));
+
+  return new Elysia({ prefix: "/api/v1" })
+    .onRequest(({ request, set }) => {
+      Object.assign(set.headers, headers);
+      assertNotNewer(request);
+    })
+    .onError(({ code, error }) => {
+      if (code === "NOT_FOUND") return problemResponse(problem("route.not_found"), headers);
+      return problemResponse(error, headers);
+    })
+    .get("/whoami", ({ request }) => {
+      const c = caller(request);
+      return { space: c.spaceName, actor: c.person };
+    })
+    .post(
+      "/events/tickets",
+      ({ request, set }) => {
+        const c = caller(request);
+        set.status = 201;
+        return relay.tickets.issue(c);
+      },
+      { parse: "none" },
+    )
+    .get("/snapshot", ({ request }) => relay.asks.snapshot(caller(request)))
+    .get("/asks", ({ request, query }) => {
+      const c = caller(request);
+      const limit = query.limit === undefined ? undefined : v.safeParse(Limit, query.limit);
+      const before = query.before === undefined ? undefined : v.safeParse(Before, query.before);
+      if (limit && !limit.success) throw problem("query.invalid", "`limit` must be a whole number from 1 to 100.");
+      if (before && !before.success) throw problem("query.invalid", "`before` must be a date-time such as 2026-01-31T12:00:00.000Z.");
+      return relay.asks.history(c, limit?.output, before?.output);
+    })
+    .get("/asks/:id", ({ request, params }) => relay.asks.get(caller(request), params.id))
+    .post(
+      "/asks/:id/reply",
+      async ({ request, params }) => {
+        const c = caller(request);
+        return relay.asks.reply(c, params.id, await readJson(request));
+      },
+      { parse: "none" },
+    )
+    .get("/files/:uploadId", ({ request, params }) => {
+      const file = relay.uploads.read(caller(request), params.uploadId);
+      return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
+        headers: {
+          ...headers,
+          "Content-Type": file.contentType,
+          "X-Content-Type-Options": "nosniff",
+          "Content-Security-Policy": "default-src 'none'; sandbox",
+          "Cache-Control": "private, max-age=86400, immutable",
+        },
+      });
+    })
+    .put(
+      "/uploads/:spaceId/:token",
+      async ({ request, params, set }) => {
+        const receipt = await relay.uploads.store(params.spaceId, params.token, request.headers.get("content-type"), request.body);
+        set.status = 201;
+        return receipt;
+      },
+      { parse: "none" },
+    );
+}

@@ -1,0 +1,45 @@
+// The relay's parts, wired once. Every adapter (REST, socket, MCP) gets this and nothing else.
+import { AskService } from "./asks/ask-service.ts";
+import { Gate, type Caller } from "./auth/gate.ts";
+import { FailureLimiter } from "./auth/rate-limit.ts";
+import { Clock } from "./clock.ts";
+import type { Config } from "./config.ts";
+import { EventBus } from "./events/event-bus.ts";
+import { TicketBook } from "./events/tickets.ts";
+import { AskStore } from "./storage/ask-store.ts";
+import { openDb, type Db } from "./storage/db.ts";
+import { UploadService } from "./uploads/upload-service.ts";
+import { problem, LoopbackProblem } from "@loopback/shared/problems";
+
+export class Relay {
+  readonly db: Db;
+  readonly clock = new Clock();
+  readonly bus = new EventBus();
+  readonly gate: Gate;
+  readonly asks: AskService;
+  readonly uploads: UploadService;
+  readonly tickets = new TicketBook();
+  readonly limiter = new FailureLimiter();
+
+  constructor(readonly config: Config) {
+    this.db = openDb(config.dataDir);
+    this.gate = new Gate(this.db, this.clock);
+    this.uploads = new UploadService(this.db, this.clock, config);
+    this.asks = new AskService(new AskStore(this.db), this.uploads, this.bus, this.clock);
+  }
+
+  /** The caller behind an `Authorization` header, with guessing from one address slowed down. */
+  authenticate(authorization: string | null, address: string): Caller {
+    if (this.limiter.blocked(address)) throw problem("auth.rate_limited");
+    try {
+      return this.gate.authenticate(authorization);
+    } catch (e) {
+      if (e instanceof LoopbackProblem && e.code === "auth.invalid") this.limiter.fail(address);
+      throw e;
+    }
+  }
+
+  close(): void {
+    this.db.$client.close();
+  }
+}

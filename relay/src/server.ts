@@ -1,0 +1,63 @@
+// One process, one port: the person's API, the event socket, MCP for agents and the web inbox.
+import type { Server } from "bun";
+import type { Config } from "./config.ts";
+import { upgradeEvents, eventSocket, type SocketData } from "./events/socket.ts";
+import { apiRoutes } from "./http/routes.ts";
+import { revisionHeaders } from "./http/revision-headers.ts";
+import { webInbox } from "./http/web-inbox.ts";
+import { McpEndpoint } from "./mcp/endpoint.ts";
+import { Relay } from "./relay.ts";
+
+export interface Running {
+  relay: Relay;
+  server: Server<SocketData>;
+  url: string;
+  stop(): Promise<void>;
+}
+
+export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean } = {}): Running {
+  const relay = new Relay(config);
+  const addresses = new WeakMap<Request, string>();
+  const addressOf = (r: Request) => addresses.get(r) ?? "unknown";
+  const api = apiRoutes(relay, addressOf);
+  const headers = revisionHeaders(config.build);
+  const inbox = webInbox(headers);
+  const mcp = new McpEndpoint(relay);
+  let server!: Server<SocketData>;
+  const websocket = eventSocket(relay, () => server);
+
+  server = Bun.serve<SocketData>({
+    hostname: config.host,
+    port: config.port,
+    // Waits for people last minutes: MCP streams and the socket must not be cut by an idle timer.
+    idleTimeout: 0,
+    maxRequestBodySize: 64 * 1024 * 1024,
+    websocket,
+    async fetch(request, srv) {
+      const address = srv.requestIP(request)?.address ?? "unknown";
+      addresses.set(request, address);
+      const { pathname } = new URL(request.url);
+      if (pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
+      if (pathname === "/mcp") return mcp.handle(request, address);
+      if (pathname === "/" || pathname === "/inbox") return Response.redirect("/inbox/", 302);
+      if (pathname.startsWith("/inbox/")) return inbox(pathname);
+      return api.handle(request);
+    },
+    error(error) {
+      console.error("internal error:", error);
+      return Response.json({ code: "internal", message: "Something went wrong on the relay; nothing was changed." }, { status: 500, headers });
+    },
+  });
+  if (!opts.publicUrlFromEnv) config.publicUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
+
+  return {
+    relay,
+    server,
+    url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`,
+    async stop() {
+      await mcp.close();
+      server.stop(true);
+      relay.close();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+// Opens the relay's SQLite file and brings its tables up to date. WAL keeps readers off the writer's
+// back; synchronous=FULL makes every commit durable before it returns, because a reply is
+// acknowledged only once it is on disk.
+import { Database } from "bun:sqlite";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import * as schema from "./schema.ts";
+
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
+
+const MIGRATIONS = join(import.meta.dir, "migrations");
+
+export function openDb(dataDir: string): Db {
+  mkdirSync(dataDir, { recursive: true });
+  const sqlite = new Database(join(dataDir, "loopback.sqlite"), { create: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = FULL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  // The CLI writes tokens while the server runs: wait for the other writer instead of failing.
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  const db = drizzle({ client: sqlite, schema }) as Db;
+  migrate(db, { migrationsFolder: MIGRATIONS });
+  return db;
+}
+
+/** Rows a write changed. bun:sqlite reports it; drizzle's types do not pass it through. */
+export const changed = (result: unknown): number => (result as { changes: number }).changes;

@@ -1,0 +1,102 @@
+// The relay's tables. Change a table here, then run `bun run --cwd relay migrations` to write the
+// numbered migration that the relay applies at start.
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+
+export const spaces = sqliteTable("spaces", {
+  id: text("id").primaryKey(),
+  name: text("name").notNull().unique(),
+  createdAt: text("created_at").notNull(),
+});
+
+/** People, each in one space. An agent acts for the person whose token it holds. */
+export const people = sqliteTable(
+  "people",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id").notNull().references(() => spaces.id),
+    name: text("name").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [uniqueIndex("people_space_name").on(t.spaceId, t.name)],
+);
+
+/** Tokens are stored only as SHA-256 hashes; the token itself is shown once, when created. */
+export const tokens = sqliteTable("tokens", {
+  id: text("id").primaryKey(),
+  hash: text("hash").notNull().unique(),
+  personId: text("person_id").notNull().references(() => people.id),
+  kind: text("kind", { enum: ["person", "agent"] }).notNull(),
+  createdAt: text("created_at").notNull(),
+  revokedAt: text("revoked_at"),
+});
+
+/**
+ * An ask's opening: its prompt as the agent gave it, stored as the contract's JSON with the revision
+ * that wrote it. Its later turns are rows of `entries`.
+ */
+export const asks = sqliteTable(
+  "asks",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id").notNull().references(() => spaces.id),
+    kind: text("kind", { enum: ["question", "review", "briefing"] }).notNull(),
+    status: text("status", { enum: ["awaiting_human", "awaiting_agent", "closed"] }).notNull(),
+    revision: text("revision").notNull(),
+    /** The ask as opened (prompt, project, client, raisedBy, revises), as JSON of `revision`. */
+    opening: text("opening").notNull(),
+    createdAt: text("created_at").notNull(),
+    updatedAt: text("updated_at").notNull(),
+    closedAt: text("closed_at"),
+    /** How many of the person's turns an agent has been handed: the next call gets the one after. */
+    delivered: integer("delivered").notNull().default(0),
+  },
+  (t) => [
+    index("asks_open").on(t.spaceId, t.status, t.createdAt),
+    index("asks_closed").on(t.spaceId, t.closedAt),
+  ],
+);
+
+/** One turn of an ask's thread, as the contract's `Entry` JSON of the revision that wrote it. */
+export const entries = sqliteTable(
+  "entries",
+  {
+    askId: text("ask_id").notNull().references(() => asks.id),
+    seq: integer("seq").notNull(),
+    revision: text("revision").notNull(),
+    author: text("author", { enum: ["human", "agent"] }).notNull(),
+    body: text("body").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [uniqueIndex("entries_ask_seq").on(t.askId, t.seq)],
+);
+
+/** Images uploaded against a ticket. The ticket's token is stored hashed, like every credential. */
+export const uploads = sqliteTable("uploads", {
+  id: text("id").primaryKey(),
+  spaceId: text("space_id").notNull().references(() => spaces.id),
+  tokenHash: text("token_hash").notNull().unique(),
+  contentType: text("content_type").notNull(),
+  maxBytes: integer("max_bytes").notNull(),
+  expiresAt: text("expires_at").notNull(),
+  /** Set once the image is stored; the ticket works only while it is null. */
+  storedAt: text("stored_at"),
+  size: integer("size"),
+  bytes: blob("bytes", { mode: "buffer" }),
+});
+
+/** MCP tasks (spec 2025-11-25): a blocking tool call an agent follows by polling, across restarts. */
+export const tasks = sqliteTable("tasks", {
+  id: text("id").primaryKey(),
+  spaceId: text("space_id").notNull().references(() => spaces.id),
+  askId: text("ask_id"),
+  status: text("status").notNull(),
+  statusMessage: text("status_message"),
+  /** The original request, so a restarted relay can pick the wait up again. */
+  request: text("request").notNull(),
+  /** The tool's result once there is one, as JSON. */
+  result: text("result"),
+  ttlMs: integer("ttl_ms"),
+  pollIntervalMs: integer("poll_interval_ms"),
+  createdAt: text("created_at").notNull(),
+  updatedAt: text("updated_at").notNull(),
+});

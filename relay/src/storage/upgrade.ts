@@ -1,0 +1,26 @@
+// Stored messages keep the revision that wrote them. Reading one written by an older revision
+// upgrades it, step by step, to the revision this code writes (docs/design/versioned-messages.md).
+import { REVISION, REVISIONS } from "@loopback/shared/generated/revision";
+
+type Step = (json: any) => any;
+
+/** `STEPS[r]` upgrades a message of revision r to revision r+1. Revision 2 changed no stored shape. */
+const OPENING_STEPS: Record<string, Step> = { "1": (j) => j };
+const ENTRY_STEPS: Record<string, Step> = { "1": (j) => j };
+
+function upgrade(steps: Record<string, Step>, revision: string, json: any): any {
+  if (!REVISIONS.includes(revision as any)) {
+    // Written by a newer relay that was rolled back: it is served as it is, never rewritten.
+    return json;
+  }
+  let r = revision;
+  let out = json;
+  while (r !== REVISION) {
+    out = steps[r](out);
+    r = String(Number(r) + 1);
+  }
+  return out;
+}
+
+export const upgradeOpening = (revision: string, json: any) => upgrade(OPENING_STEPS, revision, json);
+export const upgradeEntry = (revision: string, json: any) => upgrade(ENTRY_STEPS, revision, json);

@@ -1,0 +1,96 @@
+// Upload tickets and the images stored against them. A ticket is a URL that works once, for fifteen
+// minutes, for one image type, up to `maxBytes`; the body is read as a stream and cut off as soon as
+// it passes the limit, so no upload is ever buffered beyond it.
+import { and, eq, isNull } from "drizzle-orm";
+import type { ImageType, UploadReceipt, UploadTicket } from "@loopback/shared/generated/types";
+import { problem } from "@loopback/shared/problems";
+import type { Caller } from "../auth/gate.ts";
+import type { Clock } from "../clock.ts";
+import { hashSecret, newId, newSecret } from "../ids.ts";
+import { changed, type Db } from "../storage/db.ts";
+import { uploads } from "../storage/schema.ts";
+import { readCapped } from "../read-capped.ts";
+import { IMAGE_TYPES, isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
+
+export const UPLOAD_TTL_MS = 15 * 60_000;
+export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
+
+export class UploadService {
+  constructor(
+    private db: Db,
+    private clock: Clock,
+    /** Read at each use: the public URL is known only once the server listens. */
+    private links: { publicUrl: string },
+    private maxBytes = UPLOAD_MAX_BYTES,
+  ) {}
+
+  issueTicket(caller: Caller, contentType: ImageType): UploadTicket {
+    const uploadId = newId("upl");
+    const token = newSecret("up");
+    const expiresAt = new Date(this.clock.nowMs() + UPLOAD_TTL_MS).toISOString();
+    this.db
+      .insert(uploads)
+      .values({ id: uploadId, spaceId: caller.spaceId, tokenHash: hashSecret(token), contentType, maxBytes: this.maxBytes, expiresAt })
+      .run();
+    const uploadUrl = `${this.links.publicUrl}/api/v1/uploads/${caller.spaceId}/${token}`;
+    return {
+      uploadId,
+      uploadUrl,
+      expiresAt,
+      maxBytes: this.maxBytes,
+      command: `curl --fail-with-body -X PUT -H 'Content-Type: ${contentType}' --data-binary @FILE '${uploadUrl}'`,
+    };
+  }
+
+  async store(spaceId: string, token: string, contentType: string | null, body: ReadableStream<Uint8Array> | null): Promise<UploadReceipt> {
+    const row = this.db
+      .select({ id: uploads.id, contentType: uploads.contentType, maxBytes: uploads.maxBytes, expiresAt: uploads.expiresAt, storedAt: uploads.storedAt })
+      .from(uploads)
+      .where(and(eq(uploads.spaceId, spaceId), eq(uploads.tokenHash, hashSecret(token))))
+      .get();
+    if (!row) throw problem("upload.not_found");
+    if (row.storedAt) throw problem("upload.used");
+    if (Date.parse(row.expiresAt) <= Date.now()) throw problem("upload.expired");
+    const type = row.contentType as ImageType;
+    const declared = (contentType ?? "").split(";")[0].trim().toLowerCase();
+    if (declared !== type) throw problem("upload.wrong_type", `This ticket takes ${type}.`);
+
+    const bytes = await readCapped(body, row.maxBytes, "upload.too_large");
+    if (!isImageOfType(type, bytes.subarray(0, SIGNATURE_BYTES))) throw problem("upload.not_image");
+
+    // The ticket is spent by the same statement that stores the image: two racing uploads cannot both win.
+    const res = this.db
+      .update(uploads)
+      .set({ storedAt: this.clock.now(), size: bytes.length, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) })
+      .where(and(eq(uploads.id, row.id), isNull(uploads.storedAt)))
+      .run();
+    if (changed(res) !== 1) throw problem("upload.used");
+    return { uploadId: row.id, contentType: type, size: bytes.length };
+  }
+
+  read(caller: Caller, uploadId: string): { contentType: ImageType; bytes: Uint8Array } {
+    const row = this.db
+      .select({ contentType: uploads.contentType, bytes: uploads.bytes })
+      .from(uploads)
+      .where(and(eq(uploads.id, uploadId), eq(uploads.spaceId, caller.spaceId)))
+      .get();
+    if (!row?.bytes) throw problem("file.not_found");
+    return { contentType: row.contentType as ImageType, bytes: row.bytes };
+  }
+
+  /** The ids among `uploadIds` that are not stored images of this space. */
+  missing(spaceId: string, uploadIds: string[]): string[] {
+    return [...new Set(uploadIds)].filter((id) => {
+      const row = this.db
+        .select({ storedAt: uploads.storedAt })
+        .from(uploads)
+        .where(and(eq(uploads.id, id), eq(uploads.spaceId, spaceId)))
+        .get();
+      return !row?.storedAt;
+    });
+  }
+
+  static isImageType(value: string): value is ImageType {
+    return (IMAGE_TYPES as string[]).includes(value);
+  }
+}

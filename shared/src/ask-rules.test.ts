@@ -1,0 +1,35 @@
+// The shape of ask-rules/ itself: the relay and the browser inbox both run these rules, so they must
+// stay pure and importable anywhere, and each one proven beside it.
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const dir = join(import.meta.dir, "ask-rules");
+const files = readdirSync(dir).filter((name) => name.endsWith(".ts"));
+const TEST_ONLY = ["sample-asks.ts"];
+const rules = files.filter((name) => !name.endsWith(".test.ts") && name !== "index.ts" && !TEST_ONLY.includes(name));
+const source = (name: string) => readFileSync(join(dir, name), "utf8");
+
+describe("ask-rules", () => {
+  test("there are rules to check", () => expect(rules.length).toBeGreaterThan(0));
+
+  for (const name of rules) {
+    describe(name, () => {
+      test("is proven by a test beside it", () => expect(files).toContain(name.replace(/\.ts$/, ".test.ts")));
+
+      test("is exported from index.ts", () => expect(source("index.ts")).toContain(`export * from "./${name}";`));
+    });
+  }
+
+  for (const name of [...rules, "index.ts", ...TEST_ONLY]) {
+    test(`${name} reads no clock, randomness, store or network`, () => {
+      const code = source(name).replace(/^\s*(\/\/|\*|\/\*).*$/gm, "");
+      expect(code).not.toMatch(/\bDate\.now\b|\bnew Date\b|\bMath\.random\b|\bcrypto\.|\bfetch\(|\bBun\.|\bprocess\.|\bperformance\.|\bsetTimeout\b|\blocalStorage\b/);
+    });
+
+    test(`${name} imports only the contract's types, the problem table and other rules`, () => {
+      const imports = [...source(name).matchAll(/from "([^"]+)"/g)].map((match) => match[1]);
+      for (const path of imports) expect(path).toMatch(/^(\.\/[a-z-]+\.ts|\.\.\/generated\/types\.ts|\.\.\/problems\.ts)$/);
+    });
+  }
+});
