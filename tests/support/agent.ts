@@ -1,0 +1,54 @@
+// The agent's side of a test: the official MCP SDK client over real HTTP.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+
+export class Agent {
+  readonly client: Client;
+  readonly transport: StreamableHTTPClientTransport;
+
+  constructor(
+    readonly baseUrl: string,
+    readonly token: string,
+    name = "test-agent",
+    version = "1.0.0",
+  ) {
+    this.transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    });
+    this.client = new Client({ name, version }, { capabilities: { tasks: { list: {}, cancel: {} } } as any });
+  }
+
+  static async connect(baseUrl: string, token: string, name?: string, version?: string): Promise<Agent> {
+    const agent = new Agent(baseUrl, token, name, version);
+    await agent.client.connect(agent.transport);
+    return agent;
+  }
+
+  /** Calls a tool and waits as long as it takes (no client-side timeout). */
+  call(name: string, args: Record<string, unknown>, opts: { signal?: AbortSignal; onprogress?: (p: any) => void } = {}): Promise<CallToolResult> {
+    return this.client.callTool({ name, arguments: args }, undefined, {
+      timeout: 10 * 60_000,
+      signal: opts.signal,
+      onprogress: opts.onprogress,
+      resetTimeoutOnProgress: true,
+    }) as Promise<CallToolResult>;
+  }
+
+  close() {
+    return this.client.close();
+  }
+}
+
+/** The `structuredContent` of a successful tool result; throws on an `isError` one. */
+export function structured<T = any>(result: CallToolResult): T {
+  if (result.isError) throw new Error(`tool refused: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as T;
+}
+
+/** The problem code an `isError` result carries (its text starts with the code). */
+export function refusal(result: CallToolResult): string {
+  if (!result.isError) throw new Error(`expected a refusal, got ${JSON.stringify(result.structuredContent)}`);
+  const text = (result.content[0] as { text: string }).text;
+  return text.split(":")[0];
+}

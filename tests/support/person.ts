@@ -1,0 +1,116 @@
+// The person's side of a test: the REST API and the event socket, through real HTTP and `ws`,
+// with every JSON answer checked against the frozen contract.
+import WebSocket from "ws";
+import type { Ask, ServerEvent } from "@loopback/shared/generated/types";
+import { assertResponse, assertShape, declaresJson } from "./contract.ts";
+
+/** The contract path template an API path matches, for looking up its declared responses. */
+function template(path: string): string {
+  const p = path.split("?")[0];
+  if (/^\/asks\/[^/]+\/reply$/.test(p)) return "/asks/{id}/reply";
+  if (/^\/asks\/[^/]+$/.test(p)) return "/asks/{id}";
+  if (/^\/files\/[^/]+$/.test(p)) return "/files/{uploadId}";
+  if (/^\/uploads\/[^/]+\/[^/]+$/.test(p)) return "/uploads/{spaceId}/{token}";
+  return p;
+}
+
+export interface ApiAnswer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export class Person {
+  constructor(
+    readonly baseUrl: string,
+    readonly token: string,
+  ) {}
+
+  /** Calls the API and checks a JSON answer against revision 1 when the contract declares it. */
+  async api<T = any>(method: string, path: string, init: { body?: unknown; raw?: BodyInit; headers?: Record<string, string>; token?: string | null } = {}): Promise<ApiAnswer<T>> {
+    const headers: Record<string, string> = { ...init.headers };
+    const token = init.token === undefined ? this.token : init.token;
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (init.body !== undefined) headers["Content-Type"] ??= "application/json";
+    const res = await fetch(`${this.baseUrl}/api/v1${path}`, {
+      method,
+      headers,
+      body: init.raw ?? (init.body === undefined ? undefined : JSON.stringify(init.body)),
+    });
+    const type = res.headers.get("content-type") ?? "";
+    const body = type.includes("application/json") ? await res.json() : await res.arrayBuffer();
+    if (type.includes("application/json")) {
+      // Every JSON answer is either what the contract declares for it, or a Problem.
+      if (declaresJson("1", method, template(path), res.status)) assertResponse("1", method, template(path), res.status, body);
+      else assertShape("1", "Problem", body);
+    }
+    return { status: res.status, body: body as T, headers: res.headers };
+  }
+
+  async snapshot() {
+    return (await this.api("GET", "/snapshot")).body as { open: Ask[]; recent: Ask[] };
+  }
+
+  async reply(askId: string, reply: unknown) {
+    return this.api<Ask>("POST", `/asks/${askId}/reply`, { body: reply });
+  }
+
+  /** Opens the event socket with a fresh ticket; frames are checked against the contract. */
+  async socket(): Promise<EventSocket> {
+    const { body } = await this.api("POST", "/events/tickets");
+    return EventSocket.open(this.baseUrl, ["loopback.v1", `loopback.ticket.${body.ticket}`]);
+  }
+}
+
+/** A `ws` client of the event socket that keeps every frame it received. */
+export class EventSocket {
+  readonly frames: ServerEvent[] = [];
+  #waiters: (() => void)[] = [];
+  closed = false;
+
+  private constructor(readonly ws: WebSocket) {
+    ws.on("message", (data) => {
+      const frame = JSON.parse(String(data));
+      assertShape("1", "ServerEvent", frame);
+      this.frames.push(frame);
+      for (const w of this.#waiters.splice(0)) w();
+    });
+    ws.on("close", () => {
+      this.closed = true;
+      for (const w of this.#waiters.splice(0)) w();
+    });
+  }
+
+  static open(baseUrl: string, protocols: string[], headers?: Record<string, string>): Promise<EventSocket> {
+    const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/api/v1/events`, protocols, { headers });
+    return new Promise((resolve, reject) => {
+      const socket = new EventSocket(ws);
+      ws.once("open", () => resolve(socket));
+      ws.once("unexpected-response", (_req, res) => reject(Object.assign(new Error(`refused: ${res.statusCode}`), { status: res.statusCode })));
+      ws.once("error", reject);
+    });
+  }
+
+  /** Waits for a frame that `match` accepts, among those received so far or to come. */
+  async next(match: (f: ServerEvent) => boolean = () => true, timeoutMs = 5000): Promise<ServerEvent> {
+    const deadline = Date.now() + timeoutMs;
+    let seen = 0;
+    for (;;) {
+      for (; seen < this.frames.length; seen++) if (match(this.frames[seen])) return this.frames.splice(seen, 1)[0];
+      if (this.closed) throw new Error("socket closed");
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error("no matching frame in time");
+      await new Promise<void>((r) => {
+        const t = setTimeout(r, left);
+        this.#waiters.push(() => {
+          clearTimeout(t);
+          r();
+        });
+      });
+    }
+  }
+
+  close() {
+    this.ws.close();
+  }
+}

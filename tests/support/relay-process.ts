@@ -1,0 +1,119 @@
+// A real relay, as people run it: `bun relay/src/cli.ts serve` in its own process, on a free
+// loopback port and a fresh temporary data directory. Tokens come from the real CLI.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import type { Subprocess } from "bun";
+
+export const ROOT = resolve(import.meta.dir, "../..");
+const CLI = join(ROOT, "relay/src/cli.ts");
+
+export interface RelayOptions {
+  env?: Record<string, string>;
+  /** Reuse a data directory (to restart on the same database). */
+  dataDir?: string;
+  port?: number;
+}
+
+export class RelayProcess {
+  readonly dataDir: string;
+  port = 0;
+  #proc?: Subprocess;
+  #log = "";
+  #env: Record<string, string>;
+
+  constructor(opts: RelayOptions = {}) {
+    this.dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "loopback-test-"));
+    this.port = opts.port ?? 0;
+    this.#env = opts.env ?? {};
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  get log(): string {
+    return this.#log;
+  }
+
+  private env(extra: Record<string, string> = {}) {
+    return { ...process.env, LOOPBACK_DATA: this.dataDir, LOOPBACK_HOST: "127.0.0.1", LOOPBACK_FIRST_PERSON: "first", ...this.#env, ...extra };
+  }
+
+  /** Starts the relay (on the port it had before, when restarting) and waits until it answers. */
+  async start(): Promise<this> {
+    if (!this.port) this.port = await freePort();
+    this.#log = "";
+    const proc = Bun.spawn(["bun", CLI, "serve"], {
+      env: this.env({ LOOPBACK_PORT: String(this.port) }),
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    this.#proc = proc;
+    void collect(proc.stdout as ReadableStream<Uint8Array>, (s) => (this.#log += s));
+    void collect(proc.stderr as ReadableStream<Uint8Array>, (s) => (this.#log += s));
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      if (proc.exitCode !== null) throw new Error(`relay exited (${proc.exitCode}):\n${this.#log}`);
+      try {
+        const res = await fetch(`${this.url}/api/v1/whoami`);
+        if (res.status === 401) return this;
+      } catch {}
+      await Bun.sleep(25);
+    }
+    throw new Error(`relay did not start:\n${this.#log}`);
+  }
+
+  /** Mints a token with the real CLI, against the same data directory. */
+  async token(person: string, opts: { agent?: boolean; space?: string } = {}): Promise<string> {
+    const args = ["bun", CLI, "token", "create", "--person", person];
+    if (opts.agent) args.push("--agent");
+    if (opts.space) args.push("--space", opts.space);
+    const proc = Bun.spawnSync(args, { env: this.env(), stdout: "pipe", stderr: "pipe" });
+    if (proc.exitCode !== 0) throw new Error(`token create failed: ${proc.stderr.toString()}`);
+    return proc.stdout.toString().trim().split("\n").at(-1)!;
+  }
+
+  cli(args: string[]) {
+    const proc = Bun.spawnSync(["bun", CLI, ...args], { env: this.env(), stdout: "pipe", stderr: "pipe" });
+    return { exitCode: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
+  }
+
+  /** Stops the relay the polite way (SIGTERM). */
+  async stop(): Promise<void> {
+    if (!this.#proc) return;
+    this.#proc.kill("SIGTERM");
+    await this.#proc.exited;
+    this.#proc = undefined;
+  }
+
+  /** Kills the relay with SIGKILL, as a crash would. */
+  async kill9(): Promise<void> {
+    if (!this.#proc) return;
+    this.#proc.kill("SIGKILL");
+    await this.#proc.exited;
+    this.#proc = undefined;
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  async dispose(): Promise<void> {
+    await this.stop();
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+async function collect(stream: ReadableStream<Uint8Array>, into: (s: string) => void) {
+  const decoder = new TextDecoder();
+  for await (const chunk of stream) into(decoder.decode(chunk));
+}
+
+export async function freePort(): Promise<number> {
+  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const port = server.port;
+  server.stop(true);
+  return port;
+}
