@@ -7,18 +7,18 @@ import { join, resolve } from "node:path";
 import { TOOL_SHAPES } from "../src/tool-catalog.ts";
 import { emitRevision, emitToolSchemas, emitTypes, emitValibot, type Components } from "./emit.ts";
 
-const ROOT = resolve(import.meta.dir, "../..");
+export const ROOT = resolve(import.meta.dir, "../..");
 const REVISIONS_DIR = join(ROOT, "revisions");
 const GENERATED_DIR = join(ROOT, "shared/src/generated");
 
-/** Compiles spec/main.tsp and returns each emitted revision's document text, by revision. */
-export function emitContract(): Map<string, string> {
+/** Compiles `specDir`/main.tsp and returns each emitted revision's document text, by revision. */
+export function emitContract(specDir = join(ROOT, "spec")): Map<string, string> {
   const out = mkdtempSync(join(tmpdir(), "loopback-tsp-"));
   try {
     // TypeSpec 1.17 needs Node >= 22; under Bun (`--bun`) it runs on any machine that has our Bun.
     const tsp = join(ROOT, "node_modules/@typespec/compiler/cmd/tsp.js");
     const run = Bun.spawnSync(
-      [process.execPath, "--bun", tsp, "compile", "spec/main.tsp", "--config", "spec/tspconfig.yaml", "--output-dir", out],
+      [process.execPath, "--bun", tsp, "compile", join(specDir, "main.tsp"), "--config", join(specDir, "tspconfig.yaml"), "--output-dir", out],
       { cwd: ROOT, stdout: "pipe", stderr: "pipe" },
     );
     if (run.exitCode !== 0) {

@@ -1,0 +1,50 @@
+import { describe, expect, test } from "bun:test";
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { drift, emitContract, expectedFiles, ROOT } from "./gen.ts";
+
+const PUBLISHED_REVISION_1 = join(ROOT, "../shared/seeds/openapi.1.json");
+
+describe("the contract", () => {
+  const docs = emitContract();
+
+  test("emits revision 1 byte for byte as published and frozen", () => {
+    const frozen = readFileSync(join(ROOT, "revisions/openapi.1.json"), "utf8");
+    expect(docs.get("1")).toBe(frozen);
+    // The published seed lives beside the checkout where it is available (not in CI's copy of shared/ only).
+    try {
+      expect(frozen).toBe(readFileSync(PUBLISHED_REVISION_1, "utf8"));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  });
+
+  test("leaves every frozen revision and generated file unchanged", () => {
+    const { frozenChanged, stale } = drift(expectedFiles(docs));
+    expect(frozenChanged).toEqual([]);
+    expect(stale).toEqual([]);
+  });
+
+  test("revision 2 lists both revisions while revision 1 lists only itself", () => {
+    const enumOf = (rev: string) => JSON.parse(docs.get(rev)!).components.schemas.Revisions.enum;
+    expect(enumOf("1")).toEqual(["1"]);
+    expect(enumOf("2")).toEqual(["1", "2"]);
+  });
+
+  test("changing one doc comment is caught as a change to a shipped revision", () => {
+    // Inside the checkout, so the copy finds the TypeSpec libraries in node_modules.
+    const dir = mkdtempSync(join(ROOT, "node_modules/.spec-copy-"));
+    try {
+      cpSync(join(ROOT, "spec"), dir, { recursive: true });
+      const main = join(dir, "main.tsp");
+      const text = readFileSync(main, "utf8");
+      const edited = text.replace("/** A choice offered with a question. */", "/** A choice offered with a question, edited. */");
+      expect(edited).not.toBe(text);
+      writeFileSync(main, edited);
+      const { frozenChanged } = drift(expectedFiles(emitContract(dir)));
+      expect(frozenChanged.map((p) => p.slice(ROOT.length + 1))).toEqual(["revisions/openapi.1.json", "revisions/openapi.2.json"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
