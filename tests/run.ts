@@ -1,0 +1,90 @@
+// `bun run test`: every test of the project, in order, on this machine. Installs Debian's Chromium
+// for the browser tests when it is missing and this user may (root with apt-get), builds what the
+// browser tests load, and ends with one line: "N passed, N failed".
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+
+const ROOT = resolve(import.meta.dir, "..");
+const CHROMIUM = process.env.LOOPBACK_CHROMIUM ?? "/usr/bin/chromium";
+
+interface Step {
+  name: string;
+  cmd: string[];
+  cwd?: string;
+  /** Reads the pass and fail counts from the step's output. */
+  counts?: (out: string) => { passed: number; failed: number };
+}
+
+const bunCounts = (out: string) => ({
+  passed: sum(out, /^\s*(\d+) pass$/gm),
+  failed: sum(out, /^\s*(\d+) fail$/gm),
+});
+const vitestCounts = (out: string) => {
+  const line = /Tests\s+(.*)\(\d+\)/.exec(out.replace(/\x1b\[[0-9;]*m/g, ""))?.[1] ?? "";
+  return { passed: Number(/(\d+) passed/.exec(line)?.[1] ?? 0), failed: Number(/(\d+) failed/.exec(line)?.[1] ?? 0) };
+};
+
+function sum(text: string, re: RegExp): number {
+  let n = 0;
+  for (const m of text.matchAll(re)) n += Number(m[1]);
+  return n;
+}
+
+const only = process.argv.slice(2);
+
+const STEPS: Step[] = [
+  { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
+  { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
+  { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
+];
+
+function ensureChromium(): void {
+  if (existsSync(CHROMIUM)) return;
+  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
+    throw new Error(`The browser tests need Chromium at ${CHROMIUM}: install Debian's \`chromium\` package (or set LOOPBACK_CHROMIUM).`);
+  }
+  console.log("Installing Debian's chromium for the browser tests…");
+  for (const cmd of [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]]) {
+    const r = Bun.spawnSync(cmd, { stdout: "inherit", stderr: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+    if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed`);
+  }
+}
+
+async function run(step: Step): Promise<{ passed: number; failed: number; ok: boolean }> {
+  console.log(`\n━━ ${step.name}\n$ ${step.cmd.join(" ")}`);
+  const proc = Bun.spawn(step.cmd, { cwd: step.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env: process.env });
+  let out = "";
+  const pump = async (stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream) => {
+    const decoder = new TextDecoder();
+    for await (const chunk of stream) {
+      const text = decoder.decode(chunk);
+      out += text;
+      to.write(text);
+    }
+  };
+  await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr), proc.exited]);
+  const counts = step.counts?.(out) ?? { passed: 0, failed: 0 };
+  return { ...counts, ok: proc.exitCode === 0 };
+}
+
+let passed = 0;
+let failed = 0;
+const broken: string[] = [];
+const started = Date.now();
+try {
+  if (!only.length || only.includes("browser")) ensureChromium();
+} catch (e) {
+  console.error(String((e as Error).message));
+  broken.push("chromium");
+}
+for (const step of STEPS) {
+  if (only.length && !only.some((o) => step.name.startsWith(o))) continue;
+  const r = await run(step);
+  passed += r.passed;
+  failed += r.failed;
+  if (!r.ok) broken.push(step.name);
+}
+console.log(`\n${broken.length ? `Failed steps: ${broken.join("; ")}` : "Every step passed"} in ${Math.round((Date.now() - started) / 1000)} s.`);
+// A step that failed without a failing test (a crash, a build error) still counts as a failure.
+console.log(`${passed} passed, ${Math.max(failed, broken.length && !failed ? 1 : failed)} failed`);
+process.exit(broken.length ? 1 : 0);
