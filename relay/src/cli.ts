@@ -21,7 +21,8 @@ function mcpLines(config: Config, agentToken: string): string {
   const url = `${config.publicUrl}/mcp`;
   return [
     `  Claude Code:  claude mcp add --transport http loopback ${url} --header "Authorization: Bearer ${agentToken}"`,
-    `  Codex:        add to ~/.codex/config.toml:  [mcp_servers.loopback] url = "${url}"  http_headers = { Authorization = "Bearer ${agentToken}" }`,
+    `  Codex:        export LOOPBACK_TOKEN=${agentToken}`,
+    `                and in ~/.codex/config.toml:  [mcp_servers.loopback]  url = "${url}"  bearer_token_env_var = "LOOPBACK_TOKEN"`,
   ].join("\n");
 }
 
