@@ -23,10 +23,13 @@ function load(revision: string) {
   return v;
 }
 
+const compiled = new Map<string, ReturnType<InstanceType<typeof Ajv2020>["compile"]>>();
+
 function check(revision: string, schema: unknown, body: unknown, what: string): void {
   const { ajv } = load(revision);
-  const rewritten = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"contract#/components/'));
-  const validate = ajv.compile(rewritten);
+  const text = JSON.stringify(schema).replaceAll('"#/components/', '"contract#/components/');
+  let validate = compiled.get(revision + text);
+  if (!validate) compiled.set(revision + text, (validate = ajv.compile(JSON.parse(text))));
   if (!validate(body)) {
     throw new Error(`${what} does not fit revision ${revision}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 2000)}`);
   }

@@ -1,6 +1,6 @@
 // A real relay, as people run it: `bun relay/src/cli.ts serve` in its own process, on a free
 // loopback port and a fresh temporary data directory. Tokens come from the real CLI.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
@@ -30,6 +30,16 @@ export class RelayProcess {
 
   get url(): string {
     return `http://127.0.0.1:${this.port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.#proc?.pid;
+  }
+
+  /** The relay process's resident memory, in bytes (Linux). */
+  rss(): number {
+    const status = readFileSync(`/proc/${this.pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
   }
 
   get log(): string {

@@ -1,0 +1,251 @@
+// `bun run bench`: starts a real relay on a temporary database and measures it from the outside, each
+// figure beside a floor measured in the same run. Prints one table and writes the same as JSON to
+// tests/bench/results/latest.json. `--smoke` runs every part small, for CI (figures not meaningful).
+import { Database } from "bun:sqlite";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { join } from "node:path";
+import { Agent, structured } from "../support/agent.ts";
+import { EventSocket, Person } from "../support/person.ts";
+import { RelayProcess, ROOT } from "../support/relay-process.ts";
+
+const SMOKE = process.argv.includes("--smoke");
+const N = {
+  latencyRuns: SMOKE ? 20 : 500,
+  floorRuns: SMOKE ? 50 : 2000,
+  waiting: SMOKE ? [100] : [1_000, 10_000],
+  fanout: SMOKE ? 50 : 1_000,
+  fanoutRuns: SMOKE ? 3 : 20,
+  throughputAgents: SMOKE ? 10 : 50,
+  throughputSeconds: SMOKE ? 2 : 10,
+};
+
+interface Row {
+  figure: string;
+  p50?: number;
+  p99?: number;
+  value?: string;
+  goal: string;
+  met?: boolean;
+}
+
+const rows: Row[] = [];
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const ms = (x: number | undefined) => (x === undefined ? "" : x < 10 ? x.toFixed(2) : x.toFixed(1));
+const now = () => performance.now();
+
+const relay = new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0" } });
+await relay.start();
+const personToken = await relay.token("bench");
+const agentToken = await relay.token("bench", { agent: true });
+const person = new Person(relay.url, personToken);
+
+async function rawReply(askId: string, reply: unknown): Promise<number> {
+  const res = await fetch(`${relay.url}/api/v1/asks/${askId}/reply`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${personToken}`, "Content-Type": "application/json" },
+    body: JSON.stringify(reply),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+// --- floors ---------------------------------------------------------------------------------------
+async function floors() {
+  for (let i = 0; i < 50; i++) await (await fetch(`${relay.url}/healthz`)).arrayBuffer();
+  const http: number[] = [];
+  for (let i = 0; i < N.floorRuns; i++) {
+    const t = now();
+    await (await fetch(`${relay.url}/healthz`)).arrayBuffer();
+    http.push(now() - t);
+  }
+  // One durable commit: the same settings as the relay's database, on the same disk.
+  const db = new Database(join(relay.dataDir, "floor.sqlite"), { create: true });
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)");
+  const insert = db.prepare("INSERT INTO t (body) VALUES (?)");
+  const commit: number[] = [];
+  for (let i = 0; i < N.floorRuns; i++) {
+    const t = now();
+    insert.run(`{"outcome":"answered","selected":["B"]}`);
+    commit.push(now() - t);
+  }
+  db.close();
+  return { http, commit };
+}
+
+// --- latencies ------------------------------------------------------------------------------------
+async function latencies() {
+  const agent = await Agent.connect(relay.url, agentToken, "bench-agent", "1.0");
+  const socket = await person.socket(false);
+  await socket.next((f) => f.type === "snapshot");
+  const askToInbox: number[] = [];
+  const replyToAgent: number[] = [];
+  for (let i = 0; i < N.latencyRuns + 20; i++) {
+    const t0 = now();
+    const call = agent.call("ask_question", { question: `Run ${i}?`, project: "bench", options: [{ label: "A" }, { label: "B" }] });
+    const opened = (await socket.next((f) => f.type === "ask.opened")) as any;
+    const t1 = now();
+    const returned = call.then((result) => (structured(result), now()));
+    const t2 = now();
+    await rawReply(opened.ask.id, { outcome: "answered", selected: ["B"] });
+    const t3 = await returned;
+    if (i >= 20) {
+      askToInbox.push(t1 - t0);
+      replyToAgent.push(t3 - t2);
+    }
+    // Drain this ask's updates so the next run waits only for its own frames.
+    socket.frames.length = 0;
+  }
+  socket.close();
+  await agent.close();
+  return { askToInbox, replyToAgent };
+}
+
+// --- many agents waiting at once -----------------------------------------------------------------
+async function waiting(count: number) {
+  const perSession = 100;
+  const sessions = Math.ceil(count / perSession);
+  const agents: Agent[] = [];
+  for (let i = 0; i < sessions; i++) agents.push(await Agent.connect(relay.url, agentToken, "bench-many", "1.0"));
+  const rssBefore = relay.rss();
+  const started = now();
+  const calls: Promise<unknown>[] = [];
+  for (let i = 0; i < count; i++) {
+    calls.push(agents[i % sessions].call("ask_question", { question: `Many ${i}?`, project: `many-${count}` }).then(structured));
+  }
+  // Wait until every ask is open and followed.
+  let open: any[] = [];
+  for (;;) {
+    open = (await person.snapshot()).open.filter((a) => a.project === `many-${count}` && a.waiting);
+    if (open.length === count || now() - started > 120_000) break;
+    await Bun.sleep(250);
+  }
+  const allWaitingMs = now() - started;
+  const rssWaiting = relay.rss();
+  const t = now();
+  let next = 0;
+  const replyWorkers = Array.from({ length: 32 }, async () => {
+    while (next < open.length) {
+      const ask = open[next++];
+      await rawReply(ask.id, { outcome: "answered", selected: [], text: "yes" });
+    }
+  });
+  await Promise.all(replyWorkers);
+  const results = (await Promise.all(calls)) as any[];
+  const answeredMs = now() - t;
+  const answered = results.filter((r) => r.reply?.outcome === "answered").length;
+  await Promise.all(agents.map((a) => a.close()));
+  return { count, open: open.length, answered, rssBefore, rssWaiting, allWaitingMs, answeredMs };
+}
+
+// --- fan-out to many inbox sockets ---------------------------------------------------------------
+async function fanout() {
+  const sockets: EventSocket[] = [];
+  for (let i = 0; i < N.fanout; i++) {
+    const { body } = await person.api("POST", "/events/tickets");
+    sockets.push(await EventSocket.open(relay.url, ["loopback.v1", `loopback.ticket.${body.ticket}`], undefined, false));
+  }
+  await Promise.all(sockets.map((s) => s.next((f) => f.type === "snapshot")));
+  const agent = await Agent.connect(relay.url, agentToken, "bench-fanout", "1.0");
+  const lastFrame: number[] = [];
+  for (let r = 0; r < N.fanoutRuns; r++) {
+    for (const s of sockets) s.frames.length = 0;
+    const t = now();
+    const call = agent.call("ask_question", { question: `Fan-out ${r}?`, project: "fanout" });
+    const opened = await Promise.all(sockets.map((s) => s.next((f) => f.type === "ask.opened", 30_000).then(() => now())));
+    lastFrame.push(Math.max(...opened) - t);
+    const id = ((await person.snapshot()).open.find((a) => a.project === "fanout") as any).id;
+    await rawReply(id, { outcome: "dismissed" });
+    await call;
+  }
+  for (const s of sockets) s.close();
+  await agent.close();
+  return { lastFrame };
+}
+
+// --- complete cycles per second ------------------------------------------------------------------
+async function throughput() {
+  const socket = await person.socket(false);
+  await socket.next((f) => f.type === "snapshot");
+  // The person answers every question the moment it appears.
+  let stop = false;
+  const answering = (async () => {
+    while (!stop) {
+      const f = (await socket.next((x) => x.type === "ask.opened", 60_000).catch(() => undefined)) as any;
+      if (f && !stop) void rawReply(f.ask.id, { outcome: "answered", selected: ["A"] });
+    }
+  })();
+  const agents = await Promise.all(Array.from({ length: N.throughputAgents }, () => Agent.connect(relay.url, agentToken, "bench-cycle", "1.0")));
+  let cycles = 0;
+  const deadline = now() + N.throughputSeconds * 1000;
+  await Promise.all(
+    agents.map(async (agent) => {
+      while (now() < deadline) {
+        structured(await agent.call("ask_question", { question: "Go?", project: "cycles", options: [{ label: "A" }, { label: "B" }] }));
+        cycles++;
+      }
+    }),
+  );
+  const perSecond = cycles / N.throughputSeconds;
+  stop = true;
+  socket.close();
+  await answering;
+  await Promise.all(agents.map((a) => a.close()));
+  return { cycles, perSecond };
+}
+
+// --- run ------------------------------------------------------------------------------------------
+const f = await floors();
+const httpP50 = pct(f.http, 50);
+const httpP99 = pct(f.http, 99);
+const commitP50 = pct(f.commit, 50);
+const commitP99 = pct(f.commit, 99);
+rows.push({ figure: "floor: HTTP round trip to the relay", p50: httpP50, p99: httpP99, goal: "—" });
+rows.push({ figure: "floor: one durable SQLite commit", p50: commitP50, p99: commitP99, goal: "—" });
+
+const l = await latencies();
+const r50 = pct(l.replyToAgent, 50);
+const r99 = pct(l.replyToAgent, 99);
+const goal50 = 2 * (httpP50 + commitP50);
+const goal99 = 2 * (httpP99 + commitP99);
+rows.push({ figure: "reply → agent's tool call returns", p50: r50, p99: r99, goal: `≤ 2×(HTTP+commit): ${ms(goal50)} / ${ms(goal99)}`, met: r50 <= goal50 && r99 <= goal99 });
+const a50 = pct(l.askToInbox, 50);
+const a99 = pct(l.askToInbox, 99);
+rows.push({ figure: "ask → ask.opened on the inbox socket", p50: a50, p99: a99, goal: "≤ 1 / 3 ms", met: a50 <= 1 && a99 <= 3 });
+
+for (const count of N.waiting) {
+  const w = await waiting(count);
+  const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`;
+  const goalMb = count >= 10_000 ? 500 : undefined;
+  rows.push({
+    figure: `${count.toLocaleString("en")} agents waiting at once`,
+    value: `${w.answered}/${count} answered; RSS ${mb(w.rssWaiting)} waiting (${mb(w.rssBefore)} idle); all waiting in ${(w.allWaitingMs / 1000).toFixed(1)} s, all answered in ${(w.answeredMs / 1000).toFixed(1)} s`,
+    goal: goalMb ? `all answered, RSS < ${goalMb} MB` : "all answered, none lost",
+    met: w.answered === count && (!goalMb || w.rssWaiting < goalMb * 1024 * 1024),
+  });
+}
+
+const fo = await fanout();
+rows.push({ figure: `fan-out: ${N.fanout.toLocaleString("en")} inbox sockets, last one has the frame`, p50: pct(fo.lastFrame, 50), p99: pct(fo.lastFrame, 99), goal: "—" });
+
+const tp = await throughput();
+rows.push({ figure: `throughput: ask → reply → return, ${N.throughputAgents} agents`, value: `${Math.round(tp.perSecond)} cycles/s`, goal: "—" });
+
+await relay.dispose();
+
+// --- report ---------------------------------------------------------------------------------------
+const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Bun ${Bun.version}`;
+const header = ["figure", "p50 ms", "p99 ms", "result", "goal", "met"];
+const table = [
+  `| ${header.join(" | ")} |`,
+  `|${header.map(() => "---").join("|")}|`,
+  ...rows.map((r) => `| ${r.figure} | ${ms(r.p50)} | ${ms(r.p99)} | ${r.value ?? ""} | ${r.goal} | ${r.met === undefined ? "" : r.met ? "yes" : "no"} |`),
+].join("\n");
+console.log(`\nLoopback benchmark${SMOKE ? " (smoke run: small counts, figures not meaningful)" : ""} — ${new Date().toISOString()}\n${machine}\n\n${table}\n`);
+const out = join(ROOT, "tests/bench/results");
+mkdirSync(out, { recursive: true });
+writeFileSync(join(out, SMOKE ? "smoke.json" : "latest.json"), JSON.stringify({ at: new Date().toISOString(), machine, smoke: SMOKE, rows }, null, 2) + "\n");
+process.exit(0);
