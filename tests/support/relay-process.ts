@@ -54,7 +54,7 @@ export class RelayProcess {
   async start(): Promise<this> {
     if (!this.port) this.port = await freePort();
     this.#log = "";
-    const proc = Bun.spawn(["bun", CLI, "serve"], {
+    const proc = Bun.spawn([process.execPath, CLI, "serve"], {
       env: this.env({ LOOPBACK_PORT: String(this.port) }),
       stdout: "pipe",
       stderr: "pipe",
@@ -76,7 +76,7 @@ export class RelayProcess {
 
   /** Mints a token with the real CLI, against the same data directory. */
   async token(person: string, opts: { agent?: boolean; space?: string } = {}): Promise<string> {
-    const args = ["bun", CLI, "token", "create", "--person", person];
+    const args = [process.execPath, CLI, "token", "create", "--person", person];
     if (opts.agent) args.push("--agent");
     if (opts.space) args.push("--space", opts.space);
     const proc = Bun.spawnSync(args, { env: this.env(), stdout: "pipe", stderr: "pipe" });
@@ -85,7 +85,7 @@ export class RelayProcess {
   }
 
   cli(args: string[]) {
-    const proc = Bun.spawnSync(["bun", CLI, ...args], { env: this.env(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawnSync([process.execPath, CLI, ...args], { env: this.env(), stdout: "pipe", stderr: "pipe" });
     return { exitCode: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
   }
 

@@ -1,7 +1,7 @@
 // Who is calling: a bearer token resolved to its person and space. Tokens are looked up by their
 // SHA-256 hash and the hash is compared in constant time, so neither the store nor the timing of a
 // refusal tells anything about a real token.
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import type { Actor } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
@@ -23,10 +23,21 @@ export interface Caller {
 export const DEFAULT_SPACE = "default";
 
 export class Gate {
+  #byHash;
+
   constructor(
     private db: Db,
     private clock: Clock,
-  ) {}
+  ) {
+    // Every request passes here: prepared once.
+    this.#byHash = db
+      .select({ hash: tokens.hash, kind: tokens.kind, personId: people.id, personName: people.name, spaceId: spaces.id, spaceName: spaces.name })
+      .from(tokens)
+      .innerJoin(people, eq(tokens.personId, people.id))
+      .innerJoin(spaces, eq(people.spaceId, spaces.id))
+      .where(and(eq(tokens.hash, sql.placeholder("hash")), isNull(tokens.revokedAt)))
+      .prepare();
+  }
 
   authenticate(authorization: string | null | undefined): Caller {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
@@ -36,13 +47,7 @@ export class Gate {
 
   byToken(token: string): Caller {
     const hash = hashSecret(token);
-    const row = this.db
-      .select({ hash: tokens.hash, kind: tokens.kind, personId: people.id, personName: people.name, spaceId: spaces.id, spaceName: spaces.name })
-      .from(tokens)
-      .innerJoin(people, eq(tokens.personId, people.id))
-      .innerJoin(spaces, eq(people.spaceId, spaces.id))
-      .where(and(eq(tokens.hash, hash), isNull(tokens.revokedAt)))
-      .get();
+    const row = this.#byHash.get({ hash });
     if (!row || !timingSafeEqual(Buffer.from(row.hash), Buffer.from(hash))) throw problem("auth.invalid");
     return {
       spaceId: row.spaceId,

@@ -1,9 +1,9 @@
 // Asks on disk: the opening as one row, each later turn as a row of `entries`. Every write is one
 // transaction, committed (synchronous=FULL) before the caller goes on to acknowledge it.
-import { and, desc, eq, inArray, isNotNull, lt, ne, asc } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
 import type { Ask, Entry } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
-import { changed, type Db } from "./db.ts";
+import { changed, lightly, type Db } from "./db.ts";
 import { asks, entries } from "./schema.ts";
 import { upgradeEntry, upgradeOpening } from "./upgrade.ts";
 
@@ -24,71 +24,126 @@ function opening(ask: Ask) {
   return rest;
 }
 
+/** Open asks are read on every turn, every wait and every snapshot: they are kept in memory, up to this much JSON. */
+export const OPEN_CACHE_BYTES = 256 * 1024 * 1024;
+
 export class AskStore {
-  constructor(private db: Db) {}
+  // Write-through: this process is the only writer of asks (the CLI writes only tokens), so the
+  // cache cannot go stale. Closed asks leave it; they are read rarely, from disk.
+  #open = new Map<string, StoredAsk & { bytes: number }>();
+  #openBytes = 0;
+  // The statements of every turn, prepared once.
+  #byId;
+  #threadOf;
+  #insertAsk;
+  #moveAsk;
+  #insertEntry;
+  #claim;
+
+  constructor(private db: Db) {
+    const p = sql.placeholder;
+    this.#byId = db.select().from(asks).where(eq(asks.id, p("id"))).prepare();
+    this.#threadOf = db.select().from(entries).where(eq(entries.askId, p("id"))).orderBy(asc(entries.seq)).prepare();
+    this.#insertAsk = db
+      .insert(asks)
+      .values({ id: p("id"), spaceId: p("spaceId"), kind: p("kind"), status: p("status"), revision: p("revision"), opening: p("opening"), createdAt: p("createdAt"), updatedAt: p("updatedAt") })
+      .prepare();
+    this.#moveAsk = db
+      .update(asks)
+      .set({ status: sql`${p("status")}`, updatedAt: sql`${p("updatedAt")}`, closedAt: sql`${p("closedAt")}` })
+      .where(and(eq(asks.id, p("id")), eq(asks.updatedAt, p("before"))))
+      .prepare();
+    this.#insertEntry = db
+      .insert(entries)
+      .values({ askId: p("askId"), seq: p("seq"), revision: p("revision"), author: p("author"), body: p("body"), at: p("at") })
+      .prepare();
+    this.#claim = db
+      .update(asks)
+      .set({ delivered: sql`${p("next")}` })
+      .where(and(eq(asks.id, p("id")), eq(asks.delivered, p("expected"))))
+      .prepare();
+  }
+
+  private remember(stored: StoredAsk, bytes: number): void {
+    this.forget(stored.ask.id);
+    if (stored.ask.status === "closed") return;
+    this.#open.set(stored.ask.id, { ...stored, bytes });
+    this.#openBytes += bytes;
+    for (const [id, old] of this.#open) {
+      if (this.#openBytes <= OPEN_CACHE_BYTES) break;
+      this.#open.delete(id);
+      this.#openBytes -= old.bytes;
+    }
+  }
+
+  private forget(id: string): void {
+    const old = this.#open.get(id);
+    if (!old) return;
+    this.#open.delete(id);
+    this.#openBytes -= old.bytes;
+  }
 
   insert(spaceId: string, ask: Ask): void {
-    this.db
-      .insert(asks)
-      .values({
-        id: ask.id,
-        spaceId,
-        kind: ask.kind,
-        status: ask.status,
-        revision: REVISION,
-        opening: JSON.stringify(opening(ask)),
-        createdAt: ask.createdAt,
-        updatedAt: ask.updatedAt,
-        closedAt: ask.closedAt ?? null,
-      })
-      .run();
+    const openingJson = JSON.stringify(opening(ask));
+    this.#insertAsk.run({
+      id: ask.id,
+      spaceId,
+      kind: ask.kind,
+      status: ask.status,
+      revision: REVISION,
+      opening: openingJson,
+      createdAt: ask.createdAt,
+      updatedAt: ask.updatedAt,
+    });
+    this.remember({ spaceId, ask, delivered: 0 }, openingJson.length);
   }
 
   /**
-   * Appends new turns and moves the ask to its new state in one transaction. `expectedLength` is
-   * the thread length the change was decided on: if another write got there first, nothing is
-   * written and false comes back.
+   * Appends new turns and moves the ask to its new state in one transaction, decided on `before`:
+   * if another write got there first (its `updatedAt` moved on), nothing is written and false
+   * comes back.
    */
   append(before: Ask, after: Ask): boolean {
     const added = after.thread.slice(before.thread.length);
-    return this.db.transaction((tx) => {
-      const res = tx
-        .update(asks)
-        .set({ status: after.status, updatedAt: after.updatedAt, closedAt: after.closedAt ?? null })
-        .where(and(eq(asks.id, after.id), eq(asks.updatedAt, before.updatedAt)))
-        .run();
+    const bodies = added.map((entry) => JSON.stringify(entry));
+    const ok = this.db.$client.transaction(() => {
+      const res = this.#moveAsk.run({ id: after.id, status: after.status, updatedAt: after.updatedAt, closedAt: after.closedAt ?? null, before: before.updatedAt });
       if (changed(res) !== 1) return false;
       added.forEach((entry, i) => {
-        tx.insert(entries)
-          .values({
-            askId: after.id,
-            seq: before.thread.length + i,
-            revision: REVISION,
-            author: entry.author,
-            body: JSON.stringify(entry),
-            at: entry.at,
-          })
-          .run();
+        this.#insertEntry.run({ askId: after.id, seq: before.thread.length + i, revision: REVISION, author: entry.author, body: bodies[i], at: entry.at });
       });
       return true;
-    });
+    })();
+    if (ok) {
+      const cached = this.#open.get(after.id);
+      if (cached) this.remember({ spaceId: cached.spaceId, ask: after, delivered: cached.delivered }, cached.bytes + bodies.reduce((n, b) => n + b.length, 0));
+      else this.forget(after.id);
+    }
+    return ok;
   }
 
-  /** Hands the person's turns up to `next` to the agent, if nobody else took them first. */
+  /**
+   * Hands the person's turns up to `next` to the agent, if nobody else took them first. The record
+   * is written without waiting for the disk: it survives a crashed process (SQLite's WAL is in the
+   * OS by then), and if a power cut lost it the reply would be handed over again, never lost.
+   */
   claimDelivery(askId: string, expected: number, next: number): boolean {
-    const res = this.db
-      .update(asks)
-      .set({ delivered: next })
-      .where(and(eq(asks.id, askId), eq(asks.delivered, expected)))
-      .run();
-    return changed(res) === 1;
+    const res = lightly(this.db, () => this.#claim.run({ id: askId, expected, next }));
+    if (changed(res) !== 1) return false;
+    const cached = this.#open.get(askId);
+    if (cached) cached.delivered = next;
+    return true;
   }
 
   get(id: string): StoredAsk | undefined {
-    const row = this.db.select().from(asks).where(eq(asks.id, id)).get();
+    const cached = this.#open.get(id);
+    if (cached) return cached;
+    const row = this.#byId.get({ id });
     if (!row) return undefined;
-    const thread = this.db.select().from(entries).where(eq(entries.askId, id)).orderBy(asc(entries.seq)).all();
-    return { spaceId: row.spaceId, ask: assemble(row, thread), delivered: row.delivered };
+    const thread = this.#threadOf.all({ id });
+    const stored = { spaceId: row.spaceId, ask: assemble(row, thread), delivered: row.delivered };
+    this.remember(stored, row.opening.length + thread.reduce((n, e) => n + e.body.length, 0));
+    return stored;
   }
 
   /** Every open ask of a space, newest first. */
@@ -120,18 +175,18 @@ export class AskStore {
   }
 
   private withThreads(rows: AskRow[]): Ask[] {
-    if (rows.length === 0) return [];
+    const missing = rows.filter((r) => !this.#open.has(r.id));
     const byAsk = new Map<string, EntryRow[]>();
     // SQLite caps bound parameters; 500 ids a query stays well under it.
-    for (let i = 0; i < rows.length; i += 500) {
-      const ids = rows.slice(i, i + 500).map((r) => r.id);
+    for (let i = 0; i < missing.length; i += 500) {
+      const ids = missing.slice(i, i + 500).map((r) => r.id);
       for (const e of this.db.select().from(entries).where(inArray(entries.askId, ids)).orderBy(asc(entries.seq)).all()) {
         const list = byAsk.get(e.askId);
         if (list) list.push(e);
         else byAsk.set(e.askId, [e]);
       }
     }
-    return rows.map((r) => assemble(r, byAsk.get(r.id) ?? []));
+    return rows.map((r) => this.#open.get(r.id)?.ask ?? assemble(r, byAsk.get(r.id) ?? []));
   }
 }
 
