@@ -53,7 +53,10 @@ function ensureChromium(): void {
 
 async function run(step: Step): Promise<{ passed: number; failed: number; ok: boolean }> {
   console.log(`\n━━ ${step.name}\n$ ${step.cmd.join(" ")}`);
-  const proc = Bun.spawn(step.cmd, { cwd: step.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env: process.env });
+  // Bun's fetch resets connections past its per-host limit under `bun test` (seen with a few dozen
+  // concurrent MCP streams); the load tests hold thousands open.
+  const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? "16384" };
+  const proc = Bun.spawn(step.cmd, { cwd: step.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env });
   let out = "";
   const pump = async (stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream) => {
     const decoder = new TextDecoder();

@@ -12,6 +12,8 @@ export interface Config {
   waitBudgetMs: number;
   /** How often a waiting tool sends progress, for clients that reset their timeout on it. */
   progressEveryMs: number;
+  /** How long an upload ticket works after it is issued. */
+  uploadTtlMs: number;
   /** Origins allowed to call /mcp besides the relay's own (DNS-rebinding protection). */
   allowedOrigins: string[];
   /** When this build was made, sent as `Loopback-Build`. */
@@ -21,6 +23,7 @@ export interface Config {
 export const DEFAULT_PORT = 8370;
 export const DEFAULT_WAIT_BUDGET_S = 50;
 export const DEFAULT_PROGRESS_EVERY_S = 10;
+export const DEFAULT_UPLOAD_TTL_S = 15 * 60;
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   const host = env.LOOPBACK_HOST || "127.0.0.1";
@@ -40,6 +43,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     publicUrl: (env.LOOPBACK_PUBLIC_URL || `http://${shownHost}:${port}`).replace(/\/+$/, ""),
     waitBudgetMs: seconds("LOOPBACK_WAIT_BUDGET_S", DEFAULT_WAIT_BUDGET_S),
     progressEveryMs: seconds("LOOPBACK_PROGRESS_EVERY_S", DEFAULT_PROGRESS_EVERY_S),
+    uploadTtlMs: seconds("LOOPBACK_UPLOAD_TTL_S", DEFAULT_UPLOAD_TTL_S),
     build: buildStamp(env),
     allowedOrigins: (env.LOOPBACK_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
   };

@@ -25,6 +25,12 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
   const mcp = new McpEndpoint(relay);
   let server!: Server<SocketData>;
   const websocket = eventSocket(relay, () => server);
+  const route = (request: Request, pathname: string, address: string): Response | Promise<Response> => {
+    if (pathname === "/mcp") return mcp.handle(request, address);
+    if (pathname === "/" || pathname === "/inbox") return Response.redirect("/inbox/", 302);
+    if (pathname.startsWith("/inbox/")) return inbox(pathname);
+    return api.handle(request);
+  };
 
   server = Bun.serve<SocketData>({
     hostname: config.host,
@@ -40,10 +46,10 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
       // For load balancers and the benchmark's HTTP floor: answers without touching storage.
       if (pathname === "/healthz") return new Response(null, { status: 204, headers });
       if (pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
-      if (pathname === "/mcp") return mcp.handle(request, address);
-      if (pathname === "/" || pathname === "/inbox") return Response.redirect("/inbox/", 302);
-      if (pathname.startsWith("/inbox/")) return inbox(pathname);
-      return api.handle(request);
+      // Every answer names the code behind it, MCP's and redirects included.
+      const response = await route(request, pathname, address);
+      for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
+      return response;
     },
     error(error) {
       console.error("internal error:", error);

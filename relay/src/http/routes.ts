@@ -10,7 +10,14 @@ import { problemResponse } from "./problem-response.ts";
 import { assertNotNewer, revisionHeaders } from "./revision-headers.ts";
 
 const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(100));
-const Before = v.pipe(v.string(), v.isoTimestamp());
+// Stored times are compared as text, so `before` is first brought to their exact form (UTC, milliseconds).
+const Before = v.pipe(
+  v.string(),
+  v.isoTimestamp(),
+  v.transform((s) => new Date(s)),
+  v.check((d) => !Number.isNaN(d.getTime())),
+  v.transform((d) => d.toISOString()),
+);
 
 async function readJson(request: Request): Promise<unknown> {
   const length = Number(request.headers.get("content-length"));

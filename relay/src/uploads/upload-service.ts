@@ -1,6 +1,6 @@
 // Upload tickets and the images stored against them. A ticket is a URL that works once, for fifteen
-// minutes, for one image type, up to `maxBytes`; the body is read as a stream and cut off as soon as
-// it passes the limit, so no upload is ever buffered beyond it.
+// minutes (`LOOPBACK_UPLOAD_TTL_S`), for one image type, up to `maxBytes`; the body is read as a
+// stream and cut off as soon as it passes the limit, so no upload is ever buffered beyond it.
 import { and, eq, isNull } from "drizzle-orm";
 import type { ImageType, UploadReceipt, UploadTicket } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
@@ -12,7 +12,6 @@ import { uploads } from "../storage/schema.ts";
 import { readCapped } from "../read-capped.ts";
 import { IMAGE_TYPES, isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
 
-export const UPLOAD_TTL_MS = 15 * 60_000;
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
 
 export class UploadService {
@@ -20,19 +19,19 @@ export class UploadService {
     private db: Db,
     private clock: Clock,
     /** Read at each use: the public URL is known only once the server listens. */
-    private links: { publicUrl: string },
+    private config: { publicUrl: string; uploadTtlMs: number },
     private maxBytes = UPLOAD_MAX_BYTES,
   ) {}
 
   issueTicket(caller: Caller, contentType: ImageType): UploadTicket {
     const uploadId = newId("upl");
     const token = newSecret("up");
-    const expiresAt = new Date(this.clock.nowMs() + UPLOAD_TTL_MS).toISOString();
+    const expiresAt = new Date(this.clock.nowMs() + this.config.uploadTtlMs).toISOString();
     this.db
       .insert(uploads)
       .values({ id: uploadId, spaceId: caller.spaceId, tokenHash: hashSecret(token), contentType, maxBytes: this.maxBytes, expiresAt })
       .run();
-    const uploadUrl = `${this.links.publicUrl}/api/v1/uploads/${caller.spaceId}/${token}`;
+    const uploadUrl = `${this.config.publicUrl}/api/v1/uploads/${caller.spaceId}/${token}`;
     return {
       uploadId,
       uploadUrl,
