@@ -38,6 +38,9 @@ const STEPS: Step[] = [
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
   { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults"], counts: bunCounts },
   { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
+  { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts },
+  { name: "browser: extension and web inbox in Chromium", cmd: ["bun", "test", "tests/browser"], counts: bunCounts },
+  { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"] },
 ];
 
 function ensureChromium(): void {
@@ -77,7 +80,7 @@ let failed = 0;
 const broken: string[] = [];
 const started = Date.now();
 try {
-  if (!only.length || only.includes("browser")) ensureChromium();
+  if (!only.length || only.some((o) => "browser".startsWith(o))) ensureChromium();
 } catch (e) {
   console.error(String((e as Error).message));
   broken.push("chromium");

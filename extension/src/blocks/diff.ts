@@ -1,0 +1,45 @@
+import type { DiffFile } from "diff2html/lib/types";
+
+export type DiffLayout = "line-by-line" | "side-by-side";
+
+/** A file with more changed lines than this starts folded, so a 256 KiB diff opens at once. */
+export const FILE_LINES_OPEN = 400;
+/** Files past this many changed lines, counted from the top, start folded too. */
+export const TOTAL_LINES_OPEN = 1_200;
+
+export interface DiffFileView {
+  file: DiffFile;
+  name: string;
+  changed: number;
+  /** Whether it starts unfolded. */
+  open: boolean;
+}
+
+type Diff2Html = typeof import("diff2html");
+let module: Promise<Diff2Html> | null = null;
+export const loadDiff2Html = () => (module ??= import("diff2html"));
+
+export function fileName(file: DiffFile, fallback?: string): string {
+  const clean = (name: string | undefined) => (name && name !== "/dev/null" ? name : undefined);
+  const oldName = clean(file.oldName);
+  const newName = clean(file.newName);
+  if (oldName && newName && oldName !== newName) return `${oldName} → ${newName}`;
+  return newName ?? oldName ?? fallback ?? "diff";
+}
+
+/** The files of a diff, with which ones open at first. */
+export function planFiles(files: DiffFile[], fallbackName?: string): DiffFileView[] {
+  let budget = TOTAL_LINES_OPEN;
+  return files.map((file) => {
+    const changed = file.addedLines + file.deletedLines;
+    const open = changed <= FILE_LINES_OPEN && changed <= budget;
+    if (open) budget -= changed;
+    return { file, name: fileName(file, files.length === 1 ? fallbackName : undefined), changed, open };
+  });
+}
+
+/** A diff that is only hunks, with no file headers, gets them so the parser sees a file. */
+export function withHeaders(diff: string, filename = "file"): string {
+  if (/^(diff --git |--- )/m.test(diff)) return diff;
+  return `--- a/${filename}\n+++ b/${filename}\n${diff}`;
+}

@@ -1,0 +1,60 @@
+import DOMPurify, { type DOMPurify as Purifier } from "dompurify";
+import { Marked, type Tokens } from "marked";
+
+const SAFE_LINK = /^https?:\/\//i;
+
+const marked = new Marked({
+  gfm: true,
+  async: false,
+  renderer: {
+    // No remote images: a markdown image becomes a plain link to it, which the person may follow.
+    image({ href, text }: Tokens.Image) {
+      const label = escapeHtml(text || "image");
+      return SAFE_LINK.test(href) ? `<a href="${escapeHtml(href)}">🖼 ${label}</a>` : `🖼 ${label}`;
+    },
+  },
+});
+
+let purifier: Purifier | null = null;
+
+function getPurifier(): Purifier {
+  if (purifier) return purifier;
+  purifier = DOMPurify(window);
+  purifier.addHook("afterSanitizeAttributes", (node) => {
+    if (node.tagName === "A") {
+      const href = node.getAttribute("href") ?? "";
+      if (SAFE_LINK.test(href)) {
+        node.setAttribute("target", "_blank");
+        node.setAttribute("rel", "noopener noreferrer");
+      } else {
+        node.removeAttribute("href");
+      }
+    }
+    // GFM task lists are the only inputs allowed, and they stay read-only.
+    if (node.tagName === "INPUT") {
+      if (node.getAttribute("type") !== "checkbox") node.remove();
+      else node.setAttribute("disabled", "");
+    }
+  });
+  return purifier;
+}
+
+// DOMPurify tests every attribute value against this, so it must pass plain words ("checkbox",
+// "language-ts"); of the values that name a scheme, it passes only http(s).
+const ALLOWED_VALUE = /^(?:https?:|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i;
+
+const PURIFY_CONFIG = {
+  ALLOWED_URI_REGEXP: ALLOWED_VALUE,
+  FORBID_TAGS: ["img", "style", "form", "button", "textarea", "select", "iframe", "object", "embed", "svg", "math", "video", "audio", "picture", "source", "link", "meta", "base"],
+  FORBID_ATTR: ["style", "srcset", "src", "action", "formaction", "id", "name"],
+};
+
+/** GitHub-flavoured markdown as HTML that is safe to insert: no scripts, handlers, images or non-http links. */
+export function renderMarkdown(text: string): string {
+  const html = marked.parse(text) as string;
+  return getPurifier().sanitize(html, PURIFY_CONFIG) as string;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

@@ -1,0 +1,72 @@
+// @vitest-environment jsdom
+// DOMPurify leans on a spec-true DOM parser; happy-dom's lets handlers through, so this file runs on
+// jsdom, the closest stand-in for the browser the panel really runs in.
+import { render } from "@testing-library/svelte";
+import { describe, expect, it } from "vitest";
+import Markdown from "./Markdown.svelte";
+import { renderMarkdown } from "./markdown";
+
+const dom = (text: string) => {
+  const div = document.createElement("div");
+  div.innerHTML = renderMarkdown(text);
+  return div;
+};
+
+describe("markdown", () => {
+  it("renders GitHub-flavoured markdown: tables, task lists, strikethrough", () => {
+    const html = dom("| a | b |\n| - | - |\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~gone~~");
+    expect(html.querySelectorAll("td")).toHaveLength(2);
+    const boxes = html.querySelectorAll("input[type=checkbox]");
+    expect(boxes).toHaveLength(2);
+    for (const box of boxes) expect(box.hasAttribute("disabled")).toBe(true);
+    expect(html.querySelector("del")?.textContent).toBe("gone");
+  });
+
+  it("drops scripts, event handlers and inline styles", () => {
+    const html = dom('<script>alert(1)</script><p onclick="steal()" style="background:url(x)">hi</p><svg onload="x()"></svg>');
+    expect(html.querySelector("script")).toBeNull();
+    expect(html.querySelector("svg")).toBeNull();
+    const p = html.querySelector("p")!;
+    expect(p.textContent).toBe("hi");
+    expect(p.getAttribute("onclick")).toBeNull();
+    expect(p.getAttribute("style")).toBeNull();
+  });
+
+  it("keeps only http(s) links, opened in a new tab without an opener or referrer", () => {
+    const html = dom(
+      '[ok](https://example.com/x) [bad](javascript:alert(1)) [data](data:text/html,hi) <a href="vbscript:x">v</a> <a href="JaVaScRiPt:alert(1)">caps</a> [rel](/local)',
+    );
+    const links = [...html.querySelectorAll("a")];
+    const ok = links.find((a) => a.textContent === "ok")!;
+    expect(ok.getAttribute("href")).toBe("https://example.com/x");
+    expect(ok.getAttribute("target")).toBe("_blank");
+    expect(ok.getAttribute("rel")).toBe("noopener noreferrer");
+    for (const name of ["bad", "data", "v", "caps", "rel"]) {
+      const link = links.find((a) => a.textContent === name);
+      expect(link?.getAttribute("href") ?? null).toBeNull();
+    }
+  });
+
+  it("never loads remote images: a markdown image becomes a link, raw <img> is removed", () => {
+    const html = dom('![diagram](https://example.com/d.png)\n\n<img src="https://tracker.example/p.gif" onerror="x()">');
+    expect(html.querySelector("img")).toBeNull();
+    const link = html.querySelector("a")!;
+    expect(link.getAttribute("href")).toBe("https://example.com/d.png");
+    expect(link.textContent).toContain("diagram");
+  });
+
+  it("removes forms and iframes that could phish from inside the panel", () => {
+    const html = dom('<form action="https://evil"><input type="password"><button>go</button></form><iframe src="https://x"></iframe>');
+    expect(html.querySelector("form, iframe, button, input[type=password]")).toBeNull();
+  });
+
+  it("keeps a fenced block's language class", () => {
+    expect(dom("```ts\nconst a = 1;\n```").querySelector("code")?.className).toBe("language-ts");
+  });
+
+  it("renders as a component", () => {
+    const { container } = render(Markdown, { text: "**bold** and `code`" });
+    expect(container.querySelector("strong")?.textContent).toBe("bold");
+    expect(container.querySelector("code")?.textContent).toBe("code");
+  });
+});

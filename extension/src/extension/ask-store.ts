@@ -1,0 +1,76 @@
+import type { Ask, Snapshot } from "@loopback/shared/generated/types";
+import { browser } from "wxt/browser";
+import { compareClosed, isNewer, isOpen } from "../inbox/asks";
+import { ASK_PREFIX, askKey, readAsks } from "./store";
+
+/** Closed asks kept between snapshots; the relay's snapshot brings the fifty most recent anyway. */
+export const KEEP_CLOSED = 100;
+
+/**
+ * The worker's copy of the live set, mirrored into storage one ask per key, so an event rewrites
+ * one ask and the side panel hears only what changed.
+ */
+export class AskStore {
+  #asks = new Map<string, Ask>();
+  #loaded: Promise<void> | null = null;
+
+  load(): Promise<void> {
+    this.#loaded ??= readAsks().then((asks) => {
+      this.#asks = asks;
+    });
+    return this.#loaded;
+  }
+
+  get asks(): Ask[] {
+    return [...this.#asks.values()];
+  }
+
+  get awaitingHuman(): number {
+    return this.asks.filter((a) => a.status === "awaiting_human").length;
+  }
+
+  has(id: string): boolean {
+    return this.#asks.has(id);
+  }
+
+  /** Replaces everything with a snapshot; returns the asks that were not held before. */
+  async reset(snapshot: Snapshot): Promise<Ask[]> {
+    await this.load();
+    const incoming = [...snapshot.open, ...snapshot.recent];
+    const ids = new Set(incoming.map((a) => a.id));
+    const fresh = incoming.filter((a) => !this.#asks.has(a.id));
+    const stale = [...this.#asks.keys()].filter((id) => !ids.has(id));
+    this.#asks = new Map(incoming.map((a) => [a.id, a]));
+    if (stale.length) await browser.storage.local.remove(stale.map(askKey));
+    await browser.storage.local.set(Object.fromEntries(incoming.map((a) => [askKey(a.id), a])));
+    return fresh;
+  }
+
+  /** Applies one ask from an event; returns whether it was new. */
+  async upsert(ask: Ask): Promise<boolean> {
+    await this.load();
+    const current = this.#asks.get(ask.id);
+    if (!isNewer(ask, current)) return false;
+    this.#asks.set(ask.id, ask);
+    await browser.storage.local.set({ [askKey(ask.id)]: ask });
+    if (!isOpen(ask)) await this.#trimClosed();
+    return !current;
+  }
+
+  /** Forgets every ask: the person connected somewhere else. */
+  async clear(): Promise<void> {
+    const all = await browser.storage.local.get(null);
+    const keys = Object.keys(all).filter((k) => k.startsWith(ASK_PREFIX));
+    if (keys.length) await browser.storage.local.remove(keys);
+    this.#asks.clear();
+    this.#loaded = Promise.resolve();
+  }
+
+  async #trimClosed() {
+    const closed = this.asks.filter((a) => !isOpen(a)).sort(compareClosed);
+    const drop = closed.slice(KEEP_CLOSED).map((a) => a.id);
+    if (!drop.length) return;
+    for (const id of drop) this.#asks.delete(id);
+    await browser.storage.local.remove(drop.map(askKey));
+  }
+}

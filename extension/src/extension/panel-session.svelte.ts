@@ -1,0 +1,106 @@
+import type { Ask, Whoami } from "@loopback/shared/generated/types";
+import { browser } from "wxt/browser";
+import { isOpen } from "../inbox/asks";
+import { Inbox } from "../inbox/inbox.svelte";
+import type { Route } from "../inbox/route.svelte";
+import type { Session } from "../inbox/session";
+import type { StreamState } from "../relay/event-stream";
+import { RelayClient } from "../relay/relay-client";
+import type { RevisionGap } from "../relay/revision";
+import type { PanelMessage, WorkerMessage } from "./messages";
+import { ASK_PREFIX, KEYS, readAsks, readSettings, readStatus, readToken, type Focus, type Status } from "./store";
+
+/** While the panel is open it pokes the worker this often, so a stopped worker is back within seconds. */
+const WAKE_MS = 15_000;
+/** A notification click older than this is not acted on when the panel opens later. */
+const FOCUS_FRESH_MS = 60_000;
+
+/**
+ * The side panel's view of the worker's state: it reads what the worker stored, follows every
+ * change, and talks to the relay directly only to reply and to fetch files and history.
+ */
+export class PanelSession implements Session {
+  readonly surface = "extension" as const;
+  readonly inbox = new Inbox();
+  client = $state<RelayClient | null>(null);
+  stream = $state<StreamState | null>(null);
+  revision = $state<RevisionGap>("same");
+  who = $state<Whoami | null>(null);
+
+  constructor(private readonly route: Route) {}
+
+  async start(signal: AbortSignal): Promise<void> {
+    browser.storage.onChanged.addListener(this.#onChanged);
+    browser.runtime.onMessage.addListener(this.#onMessage);
+    signal.addEventListener("abort", () => {
+      browser.storage.onChanged.removeListener(this.#onChanged);
+      browser.runtime.onMessage.removeListener(this.#onMessage);
+    });
+    const timer = setInterval(() => this.#wake(), WAKE_MS);
+    signal.addEventListener("abort", () => clearInterval(timer));
+    document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && this.#wake(), { signal });
+
+    await Promise.all([this.#readClient(), this.#readStatus(), this.#readAsks()]);
+    this.#wake();
+    const { focus } = (await browser.storage.local.get(KEYS.focus)) as { focus?: Focus };
+    if (focus && Date.now() - focus.at < FOCUS_FRESH_MS) {
+      this.route.open(focus.askId);
+      await browser.storage.local.remove(KEYS.focus);
+    }
+  }
+
+  applied(ask: Ask): void {
+    this.inbox.upsert(ask);
+  }
+
+  reconnect(): void {
+    this.#wake();
+  }
+
+  openSettings(): void {
+    void browser.runtime.openOptionsPage();
+  }
+
+  #wake() {
+    browser.runtime.sendMessage({ type: "wake" } satisfies WorkerMessage).catch(() => {});
+  }
+
+  async #readClient() {
+    const [settings, token] = await Promise.all([readSettings(), readToken()]);
+    this.client = settings.relayUrl && token ? new RelayClient({ base: settings.relayUrl, token }) : null;
+    if (!this.client) this.inbox.reset({ open: [], recent: [] });
+  }
+
+  async #readStatus(status?: Status) {
+    const s = status ?? (await readStatus());
+    this.stream = s.stream;
+    this.revision = s.revision;
+    this.who = s.who;
+  }
+
+  async #readAsks() {
+    const { index } = (await browser.storage.local.get(KEYS.index)) as { index?: unknown };
+    if (!index) return;
+    const asks = [...(await readAsks()).values()];
+    this.inbox.reset({ open: asks.filter(isOpen), recent: asks.filter((a) => !isOpen(a)) });
+  }
+
+  #onChanged = (changes: Record<string, { oldValue?: unknown; newValue?: unknown }>, area: string) => {
+    if (area !== "local") return;
+    if (KEYS.settings in changes || KEYS.token in changes) void this.#readClient();
+    if (KEYS.status in changes) void this.#readStatus(changes[KEYS.status]!.newValue as Status);
+    if (KEYS.index in changes && !changes[KEYS.index]!.oldValue) void this.#readAsks();
+    for (const [key, change] of Object.entries(changes)) {
+      if (!key.startsWith(ASK_PREFIX)) continue;
+      if (change.newValue) this.inbox.upsert(change.newValue as Ask);
+      else this.inbox.remove(key.slice(ASK_PREFIX.length));
+    }
+  };
+
+  #onMessage = (message: PanelMessage) => {
+    if (message?.type === "open-ask") {
+      this.route.open(message.askId);
+      void browser.storage.local.remove(KEYS.focus);
+    }
+  };
+}

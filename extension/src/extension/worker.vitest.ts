@@ -1,0 +1,83 @@
+import type { Ask } from "@loopback/shared/generated/types";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { fakeBrowser } from "wxt/testing/fake-browser";
+import { aQuestion, aReview, fresh, personReplies } from "../testing/asks";
+import { Connector } from "./worker";
+import { KEYS, askKey, readAsks, writeSettings, writeStatus, writeToken } from "./store";
+
+const RELAY = "http://relay.test";
+const badge = () => fakeBrowser.action.getBadgeText({});
+const notified = () => Object.keys((fakeBrowser.notifications as unknown as { getAllCreateOptions(): object }).getAllCreateOptions());
+const snapshot = (open: Ask[], recent: Ask[] = []) => ({ type: "snapshot" as const, snapshot: { open, recent } });
+
+describe("the worker's state", () => {
+  beforeEach(async () => {
+    fakeBrowser.reset();
+    await writeSettings({ relayUrl: RELAY, notify: true });
+  });
+
+  it("stores each ask under its own key and counts the person's move on the badge", async () => {
+    const connector = new Connector();
+    const a = fresh(aQuestion());
+    const b = personReplies(fresh(aQuestion()), { outcome: "follow_up", question: "Which?" });
+    const c = fresh(aReview());
+    await connector.apply(snapshot([a, b, c]), RELAY);
+    expect([...(await readAsks()).keys()].sort()).toEqual([a.id, b.id, c.id].sort());
+    expect(await badge()).toBe("2");
+  });
+
+  it("replaces an ask as events arrive and updates the badge on every one", async () => {
+    const connector = new Connector();
+    const ask = fresh(aQuestion());
+    await connector.apply(snapshot([]), RELAY);
+    await connector.apply({ type: "ask.opened", ask }, RELAY);
+    expect(await badge()).toBe("1");
+    await connector.apply({ type: "ask.updated", ask: personReplies(ask, { outcome: "dismissed" }) }, RELAY);
+    expect(await badge()).toBe("");
+    const stored = (await fakeBrowser.storage.local.get(askKey(ask.id)))[askKey(ask.id)] as Ask;
+    expect(stored.status).toBe("closed");
+  });
+
+  it("notifies of a new ask, and not when the person turned notifications off", async () => {
+    const connector = new Connector();
+    await connector.apply(snapshot([]), RELAY);
+    const first = fresh(aQuestion());
+    await connector.apply({ type: "ask.opened", ask: first }, RELAY);
+    expect(notified()).toEqual([`ask:${first.id}`]);
+    await writeSettings({ relayUrl: RELAY, notify: false });
+    await connector.apply({ type: "ask.opened", ask: fresh(aQuestion()) }, RELAY);
+    expect(notified()).toHaveLength(1);
+  });
+
+  it("notifies of asks that arrived while the worker was stopped, found in the next snapshot", async () => {
+    const before = fresh(aQuestion());
+    await new Connector().apply(snapshot([before]), RELAY);
+    expect(notified()).toEqual([]);
+    const missed = fresh(aReview());
+    // A new worker, as after Chrome stopped the old one: it starts from what storage holds.
+    await new Connector().apply(snapshot([before, missed]), RELAY);
+    expect(notified()).toEqual([`ask:${missed.id}`]);
+    expect(await badge()).toBe("2");
+  });
+
+  it("forgets asks a snapshot no longer holds", async () => {
+    const connector = new Connector();
+    const gone = fresh(aQuestion());
+    const kept = fresh(aQuestion());
+    await connector.apply(snapshot([gone, kept]), RELAY);
+    await connector.apply(snapshot([kept]), RELAY);
+    expect([...(await readAsks()).keys()]).toEqual([kept.id]);
+    expect((await fakeBrowser.storage.local.get(KEYS.index))[KEYS.index]).toMatchObject({ relay: RELAY });
+  });
+
+  it("does not ask again with a token the relay refused, until the token changes", async () => {
+    const fetch = vi.fn(async () => new Response(null, { status: 401 }));
+    vi.stubGlobal("fetch", fetch);
+    await writeToken("lbp_revoked");
+    await writeStatus({ stream: { state: "stopped", kind: "unauthorized", reason: "That token is not known here." }, revision: "same", who: null });
+    await new Connector().ensure();
+    expect(fetch).not.toHaveBeenCalled();
+    expect(await badge()).toBe("!");
+    vi.unstubAllGlobals();
+  });
+});

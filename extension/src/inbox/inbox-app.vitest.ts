@@ -1,0 +1,99 @@
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { beforeEach, describe, expect, it } from "vitest";
+import { aQuestion, aReview, fresh, personReplies } from "../testing/asks";
+import { fakeSession } from "../testing/fake-session";
+import InboxApp from "./InboxApp.svelte";
+import { Route } from "./route.svelte";
+
+const at = (minute: number) => `2025-01-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
+
+function setup() {
+  const question = fresh(aQuestion({ question: "Ship on Friday?" }), { createdAt: at(9), waiting: true });
+  const review = fresh(aReview({ title: "Release notes" }), { createdAt: at(5) });
+  const closed = personReplies(fresh(aQuestion({ question: "Old one?" })), { outcome: "dismissed" });
+  const fake = fakeSession([question, review, closed]);
+  fake.client.reply.mockImplementation(async (id: string) => ({ ...fake.inbox.get(id)!, status: "closed", updatedAt: at(30) }));
+  const route = new Route();
+  render(InboxApp, { props: { session: fake.session, route } });
+  return { question, review, closed, route, ...fake };
+}
+
+const key = (key: string, init: KeyboardEventInit = {}) => fireEvent.keyDown(window, { key, ...init });
+const selected = () => document.querySelector(".row.selected")?.getAttribute("data-ask-row");
+
+describe("the inbox", () => {
+  beforeEach(() => {
+    location.hash = "";
+  });
+
+  it("lists the person's move, then recently closed, with the count waiting", () => {
+    setup();
+    const groups = [...document.querySelectorAll("section.group h2")].map((h) => h.textContent?.replace(/\d+/g, "").trim());
+    expect(groups).toEqual(["Your move", "Recently closed"]);
+    expect(document.querySelector(".badge")?.textContent).toBe("2");
+    expect(screen.getByText("Ship on Friday?")).toBeTruthy();
+  });
+
+  it("marks an open ask whose agent stopped waiting", () => {
+    const { review } = setup();
+    const row = document.querySelector(`[data-ask-row="${review.id}"]`)!;
+    expect(row.textContent).toContain("agent stopped waiting");
+  });
+
+  it("moves with j/k and the arrows, and opens with Enter", async () => {
+    const { question, review, closed, route } = setup();
+    expect(selected()).toBe(question.id);
+    await key("j");
+    expect(selected()).toBe(review.id);
+    await key("ArrowDown");
+    expect(selected()).toBe(closed.id);
+    await key("k");
+    await key("Enter");
+    expect(route.askId).toBe(review.id);
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Release notes"));
+    await key("Escape");
+    expect(route.askId).toBeNull();
+  });
+
+  it("answers a question from the keyboard alone", async () => {
+    const { question, client } = setup();
+    await key("Enter");
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Ship on Friday?"));
+    await key("2");
+    expect(screen.getByRole("radio", { name: /No/ }).getAttribute("aria-checked")).toBe("true");
+    await key("Enter", { ctrlKey: true });
+    await waitFor(() => expect(client.reply).toHaveBeenCalledWith(question.id, { outcome: "answered", selected: ["No"] }));
+  });
+
+  it("approves a review with a, and dismisses with d only after confirming", async () => {
+    const { review, question, client, route } = setup();
+    route.open(question.id);
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 })).toBeTruthy());
+    await key("d");
+    expect(screen.getByRole("alertdialog")).toBeTruthy();
+    expect(client.reply).not.toHaveBeenCalled();
+    await key("Escape");
+    route.open(review.id);
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Release notes"));
+    await key("a");
+    await waitFor(() => expect(client.reply).toHaveBeenCalledWith(review.id, { outcome: "approved" }));
+  });
+
+  it("ignores shortcuts while the person types, except send", async () => {
+    const { route, question } = setup();
+    route.open(question.id);
+    const box = await screen.findByLabelText("Your own words");
+    box.focus();
+    await fireEvent.keyDown(box, { key: "j" });
+    expect(route.askId).toBe(question.id);
+  });
+
+  it("shows the shortcuts on ?", async () => {
+    setup();
+    await key("?");
+    const help = screen.getByRole("dialog", { name: "Keyboard shortcuts" });
+    expect(help.textContent).toContain("Next ask");
+    await key("Escape");
+    expect(screen.queryByRole("dialog")).toBeNull();
+  });
+});

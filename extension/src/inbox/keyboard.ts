@@ -1,0 +1,29 @@
+/** Whether a key press belongs to what the person is typing into, rather than to the inbox. */
+export function isTyping(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target.isContentEditable) return true;
+  const tag = target.tagName;
+  if (tag === "TEXTAREA" || tag === "SELECT") return true;
+  if (tag !== "INPUT") return false;
+  const type = (target as HTMLInputElement).type;
+  return !["checkbox", "radio", "button", "submit", "reset"].includes(type);
+}
+
+/** Whether Enter on this element already means something (a button, a link). */
+export function isActionable(target: EventTarget | null): boolean {
+  return target instanceof HTMLElement && !!target.closest("button, a, input, textarea, select, summary, [role=button]");
+}
+
+/** Each shortcut: its alternatives, each a combination of keys. */
+export const SHORTCUTS: { keys: string[][]; what: string }[] = [
+  { keys: [["j"], ["↓"]], what: "Next ask" },
+  { keys: [["k"], ["↑"]], what: "Previous ask" },
+  { keys: [["Enter"]], what: "Open the selected ask" },
+  { keys: [["Esc"]], what: "Back to the list" },
+  { keys: [["1–6"]], what: "Pick a choice" },
+  { keys: [["r"]], what: "Write a reply" },
+  { keys: [["Ctrl", "Enter"], ["⌘", "Enter"]], what: "Send" },
+  { keys: [["a"]], what: "Approve a review" },
+  { keys: [["d"]], what: "Dismiss (asks to confirm)" },
+  { keys: [["?"]], what: "Show these shortcuts" },
+];

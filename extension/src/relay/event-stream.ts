@@ -1,0 +1,154 @@
+import type { ServerEvent } from "@loopback/shared/generated/types";
+import type { RelayClient } from "./relay-client";
+import { RelayError, describeError } from "./relay-error";
+
+/** Where the live connection stands, for a status line the person can read. */
+export type StreamState =
+  | { state: "connecting" }
+  | { state: "live"; since: string }
+  | { state: "retrying"; reason: string; retryAt: string }
+  | { state: "stopped"; reason: string; kind: "unauthorized" | "reload" };
+
+export interface EventStreamOptions {
+  client: RelayClient;
+  onEvent: (event: ServerEvent) => void | Promise<void>;
+  onState?: (state: StreamState) => void;
+  signal: AbortSignal;
+  WebSocket?: typeof WebSocket;
+}
+
+/** Chrome keeps an MV3 worker alive only while socket messages flow, and idles it after 30 s. */
+export const KEEPALIVE_MS = 20_000;
+const BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000, 30_000];
+/** A connection that stayed up this long resets the backoff. */
+const STABLE_MS = 10_000;
+
+/**
+ * The event socket, kept open: a fresh ticket and a fresh snapshot after every drop, retried with
+ * backoff, until the signal aborts or the relay says the token or the client will never do.
+ */
+export class EventStream {
+  #options: EventStreamOptions;
+  #socket: WebSocket | null = null;
+  #attempt = 0;
+  #wake: (() => void) | null = null;
+  #state: StreamState = { state: "connecting" };
+
+  constructor(options: EventStreamOptions) {
+    this.#options = options;
+  }
+
+  get state(): StreamState {
+    return this.#state;
+  }
+
+  /** Runs until aborted or stopped for good. */
+  async run(): Promise<void> {
+    const { signal } = this.#options;
+    while (!signal.aborted) {
+      this.#setState({ state: "connecting" });
+      const openedAt = Date.now();
+      let reason: string;
+      try {
+        reason = await this.#connectOnce();
+      } catch (e) {
+        if (signal.aborted) return;
+        if (e instanceof RelayError && (e.kind === "unauthorized" || e.kind === "reload")) {
+          this.#setState({ state: "stopped", reason: e.message, kind: e.kind });
+          return;
+        }
+        reason = describeError(e);
+      }
+      if (signal.aborted) return;
+      if (Date.now() - openedAt > STABLE_MS) this.#attempt = 0;
+      const delay = BACKOFF_MS[Math.min(this.#attempt++, BACKOFF_MS.length - 1)]!;
+      const jittered = Math.round(delay * (0.8 + Math.random() * 0.4));
+      this.#setState({ state: "retrying", reason, retryAt: new Date(Date.now() + jittered).toISOString() });
+      await this.#sleep(jittered);
+    }
+  }
+
+  /** Skip the rest of a backoff wait: the network came back, or a page asked for fresh state. */
+  nudge(): void {
+    this.#attempt = 0;
+    this.#wake?.();
+  }
+
+  /** Whether a socket is open and has delivered its snapshot. */
+  get live(): boolean {
+    return this.#state.state === "live";
+  }
+
+  #setState(state: StreamState) {
+    this.#state = state;
+    this.#options.onState?.(state);
+  }
+
+  #sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#wake = null;
+        this.#options.signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#wake = done;
+      this.#options.signal.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /** One socket's life: resolves with why it ended. */
+  async #connectOnce(): Promise<string> {
+    const { client, signal, onEvent } = this.#options;
+    const { ticket } = await client.ticket(signal);
+    const Socket = this.#options.WebSocket ?? WebSocket;
+    const socket = new Socket(client.eventsUrl, ["loopback.v1", `loopback.ticket.${ticket}`]);
+    this.#socket = socket;
+
+    return new Promise<string>((resolve) => {
+      let keepalive: ReturnType<typeof setInterval> | undefined;
+      // Events are applied one at a time, in order, even when applying one awaits storage.
+      let queue = Promise.resolve();
+      const finish = (reason: string) => {
+        clearInterval(keepalive);
+        signal.removeEventListener("abort", abort);
+        socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
+        if (socket.readyState === socket.CONNECTING || socket.readyState === socket.OPEN) socket.close(1000);
+        if (this.#socket === socket) this.#socket = null;
+        queue.finally(() => resolve(reason));
+      };
+      const abort = () => finish("stopped");
+      signal.addEventListener("abort", abort, { once: true });
+
+      socket.onopen = () => {
+        keepalive = setInterval(() => {
+          if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: "keepalive" }));
+        }, KEEPALIVE_MS);
+      };
+      socket.onmessage = (message) => {
+        let event: ServerEvent;
+        try {
+          event = JSON.parse(String(message.data)) as ServerEvent;
+        } catch {
+          return;
+        }
+        if (event?.type !== "snapshot" && event?.type !== "ask.opened" && event?.type !== "ask.updated") return;
+        queue = queue.then(async () => {
+          try {
+            await onEvent(event);
+          } catch (e) {
+            console.error("Loopback: applying an event failed", e);
+          }
+          if (event.type === "snapshot") {
+            this.#attempt = 0;
+            this.#setState({ state: "live", since: new Date().toISOString() });
+          }
+        });
+      };
+      socket.onerror = () => finish("The event socket failed.");
+      socket.onclose = (close) =>
+        finish(close.reason ? `The relay closed the event socket: ${close.reason}` : "The event socket closed.");
+    });
+  }
+}

@@ -1,0 +1,27 @@
+import { getContext, setContext } from "svelte";
+
+/** What the open ask's reply form does on the inbox's single-key shortcuts. */
+export interface ReplyActions {
+  choose?: (index: number) => void;
+  approve?: () => void;
+  dismiss?: () => void;
+  send?: () => void;
+  focusText?: () => void;
+}
+
+/** One slot the shown reply form fills, and the keyboard handler reads. */
+export class ReplyKeys {
+  current: ReplyActions | null = null;
+
+  register(actions: ReplyActions): () => void {
+    this.current = actions;
+    return () => {
+      if (this.current === actions) this.current = null;
+    };
+  }
+}
+
+const KEY = Symbol("loopback.replyKeys");
+export const REPLY_KEYS_CONTEXT_KEY = KEY;
+export const setReplyKeys = (keys: ReplyKeys) => setContext(KEY, keys);
+export const getReplyKeys = () => getContext<ReplyKeys | undefined>(KEY);

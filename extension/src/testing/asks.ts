@@ -1,0 +1,10 @@
+import type { Ask } from "@loopback/shared/generated/types";
+
+let next = 0;
+
+/** The same ask under an id no other test uses, so drafts kept per ask never leak between tests. */
+export function fresh<A extends Ask>(ask: A, changes: Partial<A> = {}): A {
+  return { ...ask, id: `${ask.id}-${++next}`, ...changes };
+}
+
+export { aBriefing, aQuestion, aReview, agentAnswers, personReplies, personResponds } from "@loopback/shared/ask-rules/sample-asks";

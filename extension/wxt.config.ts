@@ -1,0 +1,26 @@
+import { defineConfig } from "wxt";
+
+export default defineConfig({
+  modules: ["@wxt-dev/module-svelte"],
+  // Explicit imports keep src/ free of WXT globals, so the web inbox builds from the same files.
+  imports: false,
+  zip: { artifactTemplate: "loopback-{{version}}-{{browser}}.zip", sourcesTemplate: "loopback-{{version}}-sources.zip" },
+  manifest: ({ browser }) => ({
+    name: "Loopback",
+    description: "Answer your coding agents: questions, reviews and briefings, from a side panel.",
+    permissions: [
+      "storage",
+      "unlimitedStorage",
+      "alarms",
+      "notifications",
+      ...(browser === "firefox" ? [] : ["sidePanel"]),
+    ],
+    // The relay's origin is only known once the person types it, so it is asked for at run time.
+    optional_host_permissions: ["http://*/*", "https://*/*"],
+    action: { default_title: "Loopback" },
+    icons: { 16: "icon/16.png", 32: "icon/32.png", 48: "icon/48.png", 128: "icon/128.png" },
+    ...(browser === "firefox"
+      ? { browser_specific_settings: { gecko: { id: "loopback@loopback.dev", strict_min_version: "128.0", data_collection_permissions: { required: ["none"] } } } }
+      : {}),
+  }),
+});
