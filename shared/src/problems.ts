@@ -21,6 +21,7 @@ export const PROBLEMS = {
   "body.too_large": { status: 413, message: "The body is larger than 256 KiB." },
   "query.invalid": { status: 422, message: "A query parameter is out of range or malformed." },
   "input.invalid": { status: 422, message: "The input does not have the shape the tool takes." },
+  "tool.unknown": { status: 404, message: "There is no such tool." },
   "input.too_large": { status: 413, message: "All of it together may be at most 256 KiB: show the part that matters, or split it." },
 
   // asks

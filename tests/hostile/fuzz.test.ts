@@ -73,7 +73,7 @@ function badPath(): string {
 }
 
 async function request(method: string, path: string, init: { body?: string | Uint8Array; headers?: Record<string, string> } = {}): Promise<number> {
-  const res = await fetch(`${relay.url}${path}`, { method, body: method === "GET" || method === "HEAD" ? undefined : init.body, headers: init.headers, redirect: "manual" });
+  const res = await fetch(`${relay.url}${path}`, { method, body: method === "GET" || method === "HEAD" ? undefined : (init.body as BodyInit | undefined), headers: init.headers, redirect: "manual" });
   await res.arrayBuffer();
   return res.status;
 }

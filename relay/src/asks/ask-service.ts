@@ -183,11 +183,15 @@ export class AskService {
     const started = Date.now();
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
-    let superseded = false;
+    let ended: "superseded" | "stopping" | undefined = this.#stopping ? "stopping" : undefined;
     const follower: Follower = {
       wake: () => wake(),
       supersede: () => {
-        superseded = true;
+        ended ??= "superseded";
+        wake();
+      },
+      release: () => {
+        ended = "stopping";
         wake();
       },
     };
@@ -206,13 +210,14 @@ export class AskService {
         if (reply) return { askId, reply };
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
         const waited = Date.now() - started;
-        if (superseded || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return this.pending(askId, waited, superseded);
+        if (ended || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return this.pending(askId, waited, ended);
         await changed;
         changed = new Promise<void>((r) => (wake = r));
       }
     } finally {
       for (const t of timers) clearTimeout(t);
-      if (this.followers.remove(askId, follower)) this.announce(askId);
+      // Told after the result is on its way: the agent should not wait for the inbox to hear it.
+      if (this.followers.remove(askId, follower)) setImmediate(() => this.announce(askId));
     }
   }
 
@@ -259,7 +264,7 @@ export class AskService {
       held.timer.refresh();
       return;
     }
-    const follower: Follower = { wake: () => {}, supersede: () => {} };
+    const follower: Follower = { wake: () => {}, supersede: () => {}, release: () => {} };
     const timer = setTimeout(() => this.endLease(askId), ms);
     timer.unref?.();
     this.#leases.set(askId, { follower, timer });
@@ -274,12 +279,27 @@ export class AskService {
     if (this.followers.remove(askId, held.follower)) this.announce(askId);
   }
 
-  private pending(askId: string, waitedMs: number, superseded: boolean): ToolReply {
+  private pending(askId: string, waitedMs: number, ended?: "superseded" | "stopping"): ToolReply {
     const waitedSeconds = Math.round(waitedMs / 1000);
-    const message = superseded
-      ? `Another call took over the wait on ${askId}. Nothing is lost: call wait_for_reply with askId "${askId}" if you still need the reply.`
-      : `The person has not replied yet (waited ${waitedSeconds} s). Nothing is lost: call wait_for_reply with askId "${askId}" now to keep waiting for their reply.`;
+    const message =
+      ended === "superseded"
+        ? `Another call took over the wait on ${askId}. Nothing is lost: call wait_for_reply with askId "${askId}" if you still need the reply.`
+        : ended === "stopping"
+          ? `The relay is restarting; the person has not replied yet. Nothing is lost: call wait_for_reply with askId "${askId}" in a few seconds to keep waiting for their reply.`
+          : `The person has not replied yet (waited ${waitedSeconds} s). Nothing is lost: call wait_for_reply with askId "${askId}" now to keep waiting for their reply.`;
     return { askId, pending: { waitedSeconds, message } };
+  }
+
+  #stopping = false;
+
+  /**
+   * Ends every wait with `pending`, and any that starts from now on, for a relay about to stop: an
+   * agent told to come back is better off than one left on a call that will never answer.
+   */
+  releaseAll(): void {
+    this.#stopping = true;
+    for (const askId of [...this.#leases.keys()]) this.endLease(askId);
+    this.followers.releaseAll();
   }
 
   private announce(askId: string): void {

@@ -5,6 +5,8 @@ export interface Follower {
   wake(): void;
   /** Called when a newer follower of the same ask takes over: the older one is a leftover. */
   supersede(): void;
+  /** Called when the relay stops: the wait ends now, and the agent comes back for the reply. */
+  release(): void;
 }
 
 export class Followers {
@@ -37,6 +39,10 @@ export class Followers {
 
   wake(askId: string): void {
     for (const f of this.#byAsk.get(askId) ?? []) f.wake();
+  }
+
+  releaseAll(): void {
+    for (const set of this.#byAsk.values()) for (const f of [...set]) f.release();
   }
 
   get count(): number {

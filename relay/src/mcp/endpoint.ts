@@ -17,6 +17,8 @@ export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 /** A session nobody has used for this long is closed; an agent that comes back re-initializes. */
 export const SESSION_IDLE_MS = 6 * 60 * 60_000;
 const SSE_KEEPALIVE_MS = 15_000;
+/** How long a stopping relay waits for released calls to return. */
+const RELEASE_MS = 2_000;
 
 interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
@@ -109,21 +111,24 @@ export class McpEndpoint {
     request.signal.addEventListener("abort", dropped, { once: true });
     try {
       const response = await session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
-      return response;
+      // Gone while its body was read: the listener came too late to hear it.
+      if (request.signal.aborted) dropped();
+      return openedAtOnce(response);
     } finally {
       session.active--;
       session.lastSeen = Date.now();
     }
   }
 
-  /** Refuses requests whose Host or Origin is not this relay: a web page cannot reach /mcp. */
+  /**
+   * Refuses requests whose Host or Origin is not this relay: a web page cannot reach /mcp. A loopback
+   * name is accepted on any port, as the SDK's own check does (a proxy in front of the relay has its
+   * own port); DNS rebinding needs a name of the attacker's, which only the public URL may be.
+   */
   private assertTrustedOrigin(request: Request): void {
-    const url = new URL(request.url);
-    const port = url.port;
-    const host = (request.headers.get("host") ?? url.host).toLowerCase();
+    const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
     const publicHost = new URL(this.relay.config.publicUrl).host.toLowerCase();
-    const hostOk = host === publicHost || [...LOCAL_HOSTS].some((h) => host === `${h}:${port}` || (host === h && port === ""));
-    if (!hostOk) throw problem("origin.refused", `Host ${host} is not this relay.`);
+    if (host !== publicHost && !LOCAL_HOSTS.has(hostname(host))) throw problem("origin.refused", `Host ${host} is not this relay.`);
     const origin = request.headers.get("origin");
     if (!origin) return;
     let originHost: string;
@@ -146,12 +151,39 @@ export class McpEndpoint {
     }
   }
 
+  /** Hands every waiting call `pending` before the sessions close, so no agent waits on a relay that is gone. */
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
+    this.relay.asks.releaseAll();
+    const deadline = Date.now() + RELEASE_MS;
+    while (this.relay.asks.waitingCount > 0 && Date.now() < deadline) await Bun.sleep(10);
+    // The results are queued on their streams; give them a moment to reach the sockets.
+    await Bun.sleep(50);
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
     await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));
   }
+}
+
+const OPENED = new TextEncoder().encode(": open\n\n");
+
+/**
+ * Bun holds a streamed response's headers back until its first chunk, so a client would not see an
+ * SSE stream start until the first progress or keepalive. An SSE comment first sends them at once.
+ */
+function openedAtOnce(response: Response): Response {
+  if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({
+    start: (controller) => controller.enqueue(OPENED),
+  });
+  // A client that goes away cancels `readable`, and piping passes that on to the SDK's stream.
+  void response.body.pipeTo(writable).catch(() => {});
+  return new Response(readable, { status: response.status, headers: response.headers });
+}
+
+/** `localhost` of `localhost:8370`, `[::1]` of `[::1]:8370`. */
+function hostname(host: string): string {
+  return host.replace(/:\d*$/, "");
 }
 
 function requestIds(body: unknown): (string | number)[] {

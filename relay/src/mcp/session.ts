@@ -1,7 +1,8 @@
 // One MCP session: the SDK's low-level Server, serving the contract's JSON Schemas (the SDK's
 // registerTool takes only zod) and validating arguments with the contract's valibot schemas.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { Relay } from "../relay.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
@@ -33,10 +34,14 @@ export function createMcpServer(relay: Relay, caller: Caller): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<any> => {
     const tool = TOOLS_BY_NAME.get(request.params.name as any);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    const asTask = request.params.task;
+    if (!tool) {
+      // An isError result, as the SDK's McpServer gives, so the model reads which tools there are.
+      const refused = unknownTool(request.params.name);
+      return asTask ? { task: taskStore.open(undefined, request.params.name, false, asTask, refused) } : refused;
+    }
     const ctx: ToolContext = { relay, caller, client: client() };
     const args = request.params.arguments ?? {};
-    const asTask = request.params.task;
 
     if (tool.kind === "instant") {
       try {
@@ -68,7 +73,8 @@ export function createMcpServer(relay: Relay, caller: Caller): Server {
               extra
                 .sendNotification({
                   method: "notifications/progress",
-                  params: { progressToken, progress: Math.round(waitedMs / 1000), message: "Waiting for the person's reply" },
+                  // Seconds waited, to the millisecond: progress must grow with every notification.
+                  params: { progressToken, progress: Math.round(waitedMs) / 1000, message: "Waiting for the person's reply" },
                 })
                 .catch(() => {});
             },
@@ -77,4 +83,9 @@ export function createMcpServer(relay: Relay, caller: Caller): Server {
   });
 
   return server;
+}
+
+function unknownTool(name: string): CallToolResult {
+  const names = TOOLS.map((t) => t.name).join(", ");
+  return toolError(problem("tool.unknown", `There is no tool "${name}" here; Loopback's tools are ${names}.`));
 }

@@ -9,7 +9,7 @@ import type { Caller } from "../auth/gate.ts";
 import { newId } from "../ids.ts";
 import type { Relay } from "../relay.ts";
 import { tasks } from "../storage/schema.ts";
-import { toolResult } from "./tool.ts";
+import { toolError, toolResult } from "./tool.ts";
 
 export const TASK_POLL_INTERVAL_MS = 500;
 export const TASK_DEFAULT_TTL_MS = 24 * 60 * 60_000;
@@ -103,7 +103,8 @@ export class SqliteTaskStore implements TaskStore {
       if (!reply) return row;
       return this.update(row.id, { status: "completed", statusMessage: "The person replied.", result: JSON.stringify(toolResult(reply)) });
     } catch (e) {
-      return this.update(row.id, { status: "failed", statusMessage: String((e as Error).message) });
+      // tasks/result hands a failed task's result over too: the refusal, in the words a call would give.
+      return this.update(row.id, { status: "failed", statusMessage: String((e as Error).message), result: JSON.stringify(toolError(e)) });
     }
   }
 

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { standalone, type Components } from "../../shared/gen/emit.ts";
+import { ROOT } from "../support/relay-process.ts";
+import { scene, type Scene } from "./scene.ts";
+
+// The shapes each tool takes and gives, as the product names them (agents' configs name the tools).
+const SHAPES: Record<string, { input: string; output: string; blocking: boolean }> = {
+  ask_question: { input: "QuestionInput", output: "ToolReply", blocking: true },
+  request_review: { input: "ReviewInput", output: "ToolReply", blocking: true },
+  send_briefing: { input: "BriefingInput", output: "ToolReply", blocking: true },
+  answer_briefing: { input: "BriefingAnswerInput", output: "ToolReply", blocking: true },
+  answer_follow_up: { input: "FollowUpInput", output: "ToolReply", blocking: true },
+  wait_for_reply: { input: "WaitInput", output: "ToolReply", blocking: true },
+  get_upload_ticket: { input: "UploadRequest", output: "UploadTicket", blocking: false },
+  get_inbox_link: { input: "InboxRequest", output: "InboxLink", blocking: false },
+};
+
+const frozen: Components = JSON.parse(readFileSync(join(ROOT, "revisions/openapi.2.json"), "utf8")).components.schemas;
+
+let s: Scene;
+beforeAll(async () => {
+  s = await scene();
+});
+afterAll(() => s.dispose());
+
+test("tools/list serves every tool with the frozen revision 2's input and output schemas, self-contained", async () => {
+  const { tools } = await s.agent.client.listTools();
+  expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(SHAPES).sort());
+  for (const tool of tools) {
+    const shapes = SHAPES[tool.name];
+    expect({ tool: tool.name, schema: tool.inputSchema }).toEqual({ tool: tool.name, schema: standalone(frozen, frozen[shapes.input]) as any });
+    expect({ tool: tool.name, schema: tool.outputSchema }).toEqual({ tool: tool.name, schema: standalone(frozen, frozen[shapes.output]) as any });
+    // Several MCP clients cannot follow references.
+    expect(JSON.stringify(tool.inputSchema)).not.toContain("$ref");
+  }
+});
+
+test("every tool has a title and a description written for the model, and says whether it only reads", async () => {
+  const { tools } = await s.agent.client.listTools();
+  for (const tool of tools) {
+    expect(tool.title?.length ?? 0).toBeGreaterThan(10);
+    expect(tool.description!.length).toBeGreaterThan(150);
+    expect(tool.annotations).toMatchObject({ readOnlyHint: tool.name === "get_inbox_link", destructiveHint: false, openWorldHint: false });
+  }
+  const words = Object.fromEntries(tools.map((t) => [t.name, t.description!]));
+  for (const name of ["ask_question", "request_review", "send_briefing"]) {
+    expect(words[name]).toContain("`project`");
+    expect(words[name]).toContain("wait_for_reply");
+  }
+  expect(words.send_briefing).toContain("answer_briefing");
+  expect(words.request_review).toContain("revises");
+  expect(words.ask_question).toContain("answer_follow_up");
+});
+
+test("blocking tools may run as MCP tasks; the instant ones do not offer it", async () => {
+  const { tools } = await s.agent.client.listTools();
+  for (const tool of tools) {
+    expect({ tool: tool.name, execution: tool.execution }).toEqual({
+      tool: tool.name,
+      execution: SHAPES[tool.name].blocking ? { taskSupport: "optional" } : undefined,
+    });
+  }
+  const capabilities = s.agent.client.getServerCapabilities();
+  expect(capabilities?.tasks).toEqual({ list: {}, cancel: {}, requests: { tools: { call: {} } } });
+  expect(s.agent.client.getServerVersion()).toMatchObject({ name: "loopback" });
+  expect(s.agent.client.getInstructions()).toContain("wait_for_reply");
+});
+
+test("calling a tool that does not exist is refused with the names of those that do", async () => {
+  const result = await s.agent.call("test_error_handling", {});
+  expect(result.isError).toBe(true);
+  const text = (result.content[0] as { text: string }).text;
+  expect(text).toContain('"test_error_handling"');
+  for (const name of Object.keys(SHAPES)) expect(text).toContain(name);
+});

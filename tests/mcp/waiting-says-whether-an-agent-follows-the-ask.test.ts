@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { AskEvent } from "@loopback/shared/generated/types";
+import { Agent, askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, type Scene } from "./scene.ts";
+
+let s: Scene;
+beforeAll(async () => {
+  s = await scene({ LOOPBACK_PROGRESS_EVERY_S: "0.2" });
+});
+afterAll(() => s.dispose());
+
+async function question(agent = s.agent, signal?: AbortSignal) {
+  const project = newProject();
+  const call = running(agent.call("ask_question", questionInput(project), { signal }));
+  const ask = await openedAsk(s.person, project, call);
+  return { ask, call };
+}
+
+const notWaiting = (askId: string) => askWhen(s.person, askId, (a) => !a.waiting, "nobody follows it");
+const isWaiting = (askId: string) => askWhen(s.person, askId, (a) => a.waiting, "an agent follows it");
+
+/** The reply was kept for whoever comes back: a later wait_for_reply gets it. */
+async function replyIsKept(askId: string, agent = s.agent) {
+  expect((await s.person.reply(askId, { outcome: "answered", selected: ["None"] })).status).toBe(200);
+  expect(toolReply(await agent.call("wait_for_reply", { askId }))).toEqual({ askId, reply: { outcome: "answered", selected: ["None"] } });
+}
+
+test("an ask shows `waiting` while a call follows it, on the API and the socket, and not once the call returned", async () => {
+  const socket = await s.person.socket();
+  const { ask, call } = await question();
+  const frame = (waiting: boolean) => (f: any) => f.type === "ask.updated" && f.ask.id === ask.id && f.ask.waiting === waiting;
+  expect(((await socket.next(frame(true))) as AskEvent).ask.status).toBe("awaiting_human");
+  expect((await readAsk(s.person, ask.id)).waiting).toBe(true);
+
+  await s.person.reply(ask.id, { outcome: "answered", selected: ["Redis"] });
+  expect(toolReply(await call).reply).toEqual({ outcome: "answered", selected: ["Redis"] });
+  // The wait ends before the result is sent: by the time the agent has it, the ask says so.
+  expect((await readAsk(s.person, ask.id)).waiting).toBe(false);
+  expect(((await socket.next(frame(false))) as AskEvent).ask.status).toBe("closed");
+  socket.close();
+});
+
+test("a call the agent cancels stops waiting, and the reply is kept for wait_for_reply", async () => {
+  const abort = new AbortController();
+  const { ask, call } = await question(s.agent, abort.signal);
+  await isWaiting(ask.id);
+  abort.abort("the user pressed Esc");
+  await expect(call).rejects.toThrow();
+  await notWaiting(ask.id);
+  expect((await readAsk(s.person, ask.id)).status).toBe("awaiting_human");
+  await replyIsKept(ask.id);
+});
+
+test("a call whose HTTP connection drops stops waiting, and the reply is kept for wait_for_reply", async () => {
+  const project = newProject();
+  const transport = s.agent.transport;
+  const abort = new AbortController();
+  const response = await fetch(`${s.relay.url}/mcp`, {
+    method: "POST",
+    headers: {
+      Authorization: `Bearer ${s.agentToken}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      "mcp-session-id": transport.sessionId!,
+      "mcp-protocol-version": transport.protocolVersion!,
+    },
+    body: JSON.stringify({ jsonrpc: "2.0", id: "raw-1", method: "tools/call", params: { name: "ask_question", arguments: questionInput(project) } }),
+    signal: abort.signal,
+  });
+  expect(response.headers.get("content-type")).toBe("text/event-stream");
+  const ask = await openedAsk(s.person, project);
+  await isWaiting(ask.id);
+  abort.abort();
+  await notWaiting(ask.id);
+  await replyIsKept(ask.id);
+});
+
+test("a call whose client closes its transport stops waiting", async () => {
+  const agent = await Agent.connect(s.relay.url, s.agentToken);
+  const { ask, call } = await question(agent);
+  await isWaiting(ask.id);
+  await agent.close();
+  await expect(call).rejects.toThrow();
+  await notWaiting(ask.id);
+  await replyIsKept(ask.id);
+});
+
+test("a waiting call sends progress at a steady interval, each telling how long it has waited", async () => {
+  const seen: { at: number; progress: number; message?: string }[] = [];
+  const project = newProject();
+  const call = running(s.agent.call("ask_question", questionInput(project), { onprogress: (p) => seen.push({ at: Date.now(), ...p }) }));
+  const ask = await openedAsk(s.person, project, call);
+  await Bun.sleep(1_300);
+  await s.person.reply(ask.id, { outcome: "answered", selected: ["SQLite"] });
+  expect(toolReply(await call).reply?.outcome).toBe("answered");
+
+  expect(seen.length).toBeGreaterThanOrEqual(5);
+  for (let i = 1; i < seen.length; i++) {
+    // MCP requires progress to grow with every notification.
+    expect(seen[i].progress).toBeGreaterThan(seen[i - 1].progress);
+    expect(seen[i].progress - seen[i - 1].progress).toBeCloseTo(0.2, 1);
+    const gap = seen[i].at - seen[i - 1].at;
+    expect(gap).toBeGreaterThan(100);
+    expect(gap).toBeLessThan(400);
+  }
+  expect(seen[0].progress).toBeCloseTo(0.2, 1);
+  expect(seen.every((p) => p.message === "Waiting for the person's reply")).toBe(true);
+});
+
+test("a relay that stops hands waiting calls `pending`; after it restarts nobody is waiting and the reply reaches a new session", async () => {
+  const { ask, call } = await question();
+  await isWaiting(ask.id);
+  await s.relay.restart();
+  const result = toolReply(await call);
+  expect(result.askId).toBe(ask.id);
+  expect(result.pending?.message).toContain("restarting");
+  expect(result.pending?.message).toContain(`wait_for_reply with askId "${ask.id}"`);
+
+  const after = await readAsk(s.person, ask.id);
+  expect([after.status, after.waiting]).toEqual(["awaiting_human", false]);
+  // The old session went with the process: its client has to start a new one, as clients do on 404.
+  await expect(s.agent.call("wait_for_reply", { askId: ask.id })).rejects.toThrow();
+  await s.agent.close();
+  s.agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+  await replyIsKept(ask.id);
+}, 15_000);
+
+test("after a relay is killed nobody is waiting, and the reply reaches a new session", async () => {
+  const abandon = new AbortController();
+  const { ask } = await question(s.agent, abandon.signal);
+  await isWaiting(ask.id);
+  await s.relay.kill9();
+  await s.relay.start();
+  expect((await readAsk(s.person, ask.id)).waiting).toBe(false);
+  // A killed relay answers nothing: that call is left to its client's timeout.
+  abandon.abort();
+  await s.agent.close();
+  s.agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+  const again = running(s.agent.call("wait_for_reply", { askId: ask.id }));
+  await isWaiting(ask.id);
+  await s.person.reply(ask.id, { outcome: "dismissed" });
+  expect(toolReply(await again)).toEqual({ askId: ask.id, reply: { outcome: "dismissed" } });
+  expect((await readAsk(s.person, ask.id)).waiting).toBe(false);
+}, 15_000);
