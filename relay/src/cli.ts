@@ -1,6 +1,8 @@
 #!/usr/bin/env bun
 // `loopback serve` runs the relay; `loopback token …` manages tokens in the same data directory,
 // also while the relay runs (SQLite in WAL mode lets both write).
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { userInfo } from "node:os";
 import { configFromEnv, type Config } from "./config.ts";
@@ -8,6 +10,7 @@ import { DEFAULT_SPACE, Gate } from "./auth/gate.ts";
 import { Clock } from "./clock.ts";
 import { openDb } from "./storage/db.ts";
 import { startServer } from "./server.ts";
+import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
 
 const USAGE = `loopback — the relay between coding agents and their person
 
@@ -26,8 +29,17 @@ function mcpLines(config: Config, agentToken: string): string {
   ].join("\n");
 }
 
+/** The web inbox is built from the extension's sources; a fresh checkout builds it on first start. */
+function ensureWebInbox(): void {
+  if (existsSync(join(WEB_INBOX_DIR, "index.html"))) return;
+  console.log("Building the web inbox (first start only)…");
+  const built = Bun.spawnSync(["npm", "run", "build:web", "-w", "extension"], { cwd: resolve(import.meta.dir, "../.."), stdout: "ignore", stderr: "pipe" });
+  if (built.exitCode !== 0) console.error(`Could not build the web inbox; /inbox/ will say so until \`npm run build\` works:\n${built.stderr.toString().slice(-2000)}`);
+}
+
 function serve(): void {
   const config = configFromEnv();
+  ensureWebInbox();
   const running = startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL) });
   const { relay } = running;
   console.log(`Loopback relay on ${running.url} (data in ${config.dataDir})`);

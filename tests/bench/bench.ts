@@ -173,7 +173,7 @@ async function throughput() {
   // The person answers every question the moment it appears.
   let stop = false;
   const answering = (async () => {
-    while (!stop) {
+    while (!stop && !socket.closed) {
       const f = (await socket.next((x) => x.type === "ask.opened", 60_000).catch(() => undefined)) as any;
       if (f && !stop) void rawReply(f.ask.id, { outcome: "answered", selected: ["A"] });
     }

@@ -50,7 +50,7 @@ test("a relay killed with SIGKILL mid-load loses no acknowledged reply, no ask, 
   });
   // The person answers each new ask as it appears, and keeps what was acknowledged with 200.
   const answering = (async () => {
-    while (!stop) {
+    while (!stop && !socket.closed) {
       const frame = (await socket.next((f) => f.type === "ask.opened", 2_000).catch(() => undefined)) as any;
       if (!frame) continue;
       const ask: Ask = frame.ask;

@@ -25,7 +25,7 @@ test(`agents and people asking and replying for ${SECONDS} s meet no error and l
   // Two people share the space: each answers what the other has not yet.
   const sockets = await Promise.all(people.map((p) => p.socket(false)));
   const answerers = sockets.map(async (socket, i) => {
-    while (!stop) {
+    while (!stop && !socket.closed) {
       const f = (await socket.next((x) => x.type === "ask.opened", 1_000).catch(() => undefined)) as any;
       if (!f) continue;
       const ask = f.ask;

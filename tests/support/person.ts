@@ -101,7 +101,11 @@ export class EventSocket {
     let seen = 0;
     for (;;) {
       for (; seen < this.frames.length; seen++) if (match(this.frames[seen])) return this.frames.splice(seen, 1)[0];
-      if (this.closed) throw new Error("socket closed");
+      if (this.closed) {
+        // Rejecting on a later turn keeps a caller that retries in a loop from starving the event loop.
+        await new Promise((r) => setTimeout(r, 0));
+        throw new Error("socket closed");
+      }
       const left = deadline - Date.now();
       if (left <= 0) throw new Error("no matching frame in time");
       await new Promise<void>((r) => {

@@ -8,8 +8,9 @@ const CALL_TIMEOUT_MS = 180_000;
 export class TestAgent {
   private constructor(private readonly client: Client) {}
 
-  static async connect(relayUrl: string, token: string): Promise<TestAgent> {
-    const client = new Client({ name: "loopback-e2e-agent", version: "1.0.0" });
+  /** `name` is the client name the agent announces, which the inbox shows beside its asks. */
+  static async connect(relayUrl: string, token: string, name = "loopback-e2e-agent"): Promise<TestAgent> {
+    const client = new Client({ name, version: "1.0.0" });
     const transport = new StreamableHTTPClientTransport(new URL(`${relayUrl}/mcp`), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
     });

@@ -46,10 +46,10 @@ export class TestBrowser {
     return new TestBrowser(context, new URL(worker.url()).host, profile);
   }
 
-  /** Chromium without the extension, for the web inbox. */
-  static async plain(): Promise<TestBrowser> {
+  /** Chromium without the extension, for the web inbox; `bypassCSP` ignores the pages' Content-Security-Policy. */
+  static async plain(options: { bypassCSP?: boolean } = {}): Promise<TestBrowser> {
     const profile = mkdtempSync(join(tmpdir(), "loopback-chromium-"));
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
+    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, ...options });
     return new TestBrowser(context, "", profile);
   }
 
@@ -71,6 +71,17 @@ export class TestBrowser {
       [this.extensionId, host],
     );
     await admin.close();
+  }
+
+  /** Connects the extension to a relay through its options page, as a person does, and closes the page. */
+  async connect(relayUrl: string, token: string): Promise<void> {
+    await this.allowHost(relayUrl);
+    const options = await this.page("options.html", { width: 800, height: 700 });
+    await options.fill("#relay", relayUrl);
+    await options.fill("#token", token);
+    await options.click("text=Save and connect");
+    await options.locator("[data-result=ok]").waitFor({ timeout: 15_000 });
+    await options.close();
   }
 
   async page(path: string, size = { width: 420, height: 900 }): Promise<Page> {

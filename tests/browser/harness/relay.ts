@@ -24,10 +24,14 @@ export class TestRelay {
   #process: Subprocess | null = null;
   #log = "";
 
-  private constructor(readonly port: number) {}
+  private constructor(
+    readonly port: number,
+    private readonly env: Record<string, string>,
+  ) {}
 
-  static async start(): Promise<TestRelay> {
-    const relay = new TestRelay(await freePort());
+  /** `env` adds to the relay's environment, e.g. `LOOPBACK_WAIT_BUDGET_S: "0"` so blocking tools return at once. */
+  static async start(env: Record<string, string> = {}): Promise<TestRelay> {
+    const relay = new TestRelay(await freePort(), env);
     await relay.up();
     return relay;
   }
@@ -41,7 +45,7 @@ export class TestRelay {
   }
 
   #env() {
-    return { ...process.env, LOOPBACK_DATA: this.dataDir, LOOPBACK_PORT: String(this.port) };
+    return { ...process.env, ...this.env, LOOPBACK_DATA: this.dataDir, LOOPBACK_PORT: String(this.port) };
   }
 
   /** Starts the relay (again, on the same port and data, after `down`) and waits until it answers. */
