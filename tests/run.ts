@@ -33,6 +33,7 @@ function sum(text: string, re: RegExp): number {
 const only = process.argv.slice(2);
 
 const STEPS: Step[] = [
+  { name: "build: extensions and web inbox", cmd: ["npm", "run", "build"] },
   { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
@@ -59,7 +60,12 @@ async function run(step: Step): Promise<{ passed: number; failed: number; ok: bo
   console.log(`\n━━ ${step.name}\n$ ${step.cmd.join(" ")}`);
   // Bun's fetch resets connections past its per-host limit under `bun test` (seen with a few dozen
   // concurrent MCP streams); the load tests hold thousands open.
-  const env = { ...process.env, BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? "16384" };
+  const env = {
+    ...process.env,
+    BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? "16384",
+    // Built once by the first step.
+    LOOPBACK_E2E_SKIP_BUILD: "1",
+  };
   const proc = Bun.spawn(step.cmd, { cwd: step.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env });
   let out = "";
   const pump = async (stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream) => {

@@ -83,9 +83,14 @@ export class AskStore {
     this.#openBytes -= old.bytes;
   }
 
+  /**
+   * Stores a new ask. Nobody has been told it is stored yet (the agent's call is still waiting), so
+   * the commit does not wait for the disk: a crashed process keeps it, and the next durable commit
+   * (a reply, a task) carries it to disk with everything before it.
+   */
   insert(spaceId: string, ask: Ask): void {
     const openingJson = JSON.stringify(opening(ask));
-    this.#insertAsk.run({
+    lightly(this.db, () => this.#insertAsk.run({
       id: ask.id,
       spaceId,
       kind: ask.kind,
@@ -94,7 +99,7 @@ export class AskStore {
       opening: openingJson,
       createdAt: ask.createdAt,
       updatedAt: ask.updatedAt,
-    });
+    }));
     this.remember({ spaceId, ask, delivered: 0 }, openingJson.length);
   }
 
