@@ -24,14 +24,17 @@ function opening(ask: Ask) {
   return rest;
 }
 
-/** Open asks are read on every turn, every wait and every snapshot: they are kept in memory, up to this much JSON. */
-export const OPEN_CACHE_BYTES = 256 * 1024 * 1024;
+/**
+ * Asks are read on every turn, every wait and every snapshot: the most recently written are kept in
+ * memory, up to this much JSON.
+ */
+export const CACHE_BYTES = 256 * 1024 * 1024;
 
 export class AskStore {
   // Write-through: this process is the only writer of asks (the CLI writes only tokens), so the
-  // cache cannot go stale. Closed asks leave it; they are read rarely, from disk.
-  #open = new Map<string, StoredAsk & { bytes: number }>();
-  #openBytes = 0;
+  // cache cannot go stale. Oldest written first, so eviction takes the coldest.
+  #cache = new Map<string, StoredAsk & { bytes: number }>();
+  #cacheBytes = 0;
   // The statements of every turn, prepared once.
   #byId;
   #threadOf;
@@ -66,21 +69,20 @@ export class AskStore {
 
   private remember(stored: StoredAsk, bytes: number): void {
     this.forget(stored.ask.id);
-    if (stored.ask.status === "closed") return;
-    this.#open.set(stored.ask.id, { ...stored, bytes });
-    this.#openBytes += bytes;
-    for (const [id, old] of this.#open) {
-      if (this.#openBytes <= OPEN_CACHE_BYTES) break;
-      this.#open.delete(id);
-      this.#openBytes -= old.bytes;
+    this.#cache.set(stored.ask.id, { ...stored, bytes });
+    this.#cacheBytes += bytes;
+    for (const [id, old] of this.#cache) {
+      if (this.#cacheBytes <= CACHE_BYTES) break;
+      this.#cache.delete(id);
+      this.#cacheBytes -= old.bytes;
     }
   }
 
   private forget(id: string): void {
-    const old = this.#open.get(id);
+    const old = this.#cache.get(id);
     if (!old) return;
-    this.#open.delete(id);
-    this.#openBytes -= old.bytes;
+    this.#cache.delete(id);
+    this.#cacheBytes -= old.bytes;
   }
 
   /**
@@ -120,7 +122,7 @@ export class AskStore {
       return true;
     })();
     if (ok) {
-      const cached = this.#open.get(after.id);
+      const cached = this.#cache.get(after.id);
       if (cached) this.remember({ spaceId: cached.spaceId, ask: after, delivered: cached.delivered }, cached.bytes + bodies.reduce((n, b) => n + b.length, 0));
       else this.forget(after.id);
     }
@@ -135,13 +137,13 @@ export class AskStore {
   claimDelivery(askId: string, expected: number, next: number): boolean {
     const res = lightly(this.db, () => this.#claim.run({ id: askId, expected, next }));
     if (changed(res) !== 1) return false;
-    const cached = this.#open.get(askId);
+    const cached = this.#cache.get(askId);
     if (cached) cached.delivered = next;
     return true;
   }
 
   get(id: string): StoredAsk | undefined {
-    const cached = this.#open.get(id);
+    const cached = this.#cache.get(id);
     if (cached) return cached;
     const row = this.#byId.get({ id });
     if (!row) return undefined;
@@ -180,7 +182,7 @@ export class AskStore {
   }
 
   private withThreads(rows: AskRow[]): Ask[] {
-    const missing = rows.filter((r) => !this.#open.has(r.id));
+    const missing = rows.filter((r) => !this.#cache.has(r.id));
     const byAsk = new Map<string, EntryRow[]>();
     // SQLite caps bound parameters; 500 ids a query stays well under it.
     for (let i = 0; i < missing.length; i += 500) {
@@ -191,7 +193,7 @@ export class AskStore {
         else byAsk.set(e.askId, [e]);
       }
     }
-    return rows.map((r) => this.#open.get(r.id)?.ask ?? assemble(r, byAsk.get(r.id) ?? []));
+    return rows.map((r) => this.#cache.get(r.id)?.ask ?? assemble(r, byAsk.get(r.id) ?? []));
   }
 }
 
