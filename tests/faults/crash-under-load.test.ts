@@ -5,23 +5,18 @@ import { CallToolResultSchema, CreateTaskResultSchema, GetTaskResultSchema } fro
 import type { Ask } from "@loopback/shared/generated/types";
 import { Agent, structured } from "../support/agent.ts";
 import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
+import { scene, type BareScene } from "../support/scene.ts";
 
-let relay: RelayProcess;
-let person: Person;
-let agentToken: string;
-
+let s: BareScene;
 beforeAll(async () => {
-  relay = await new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0" } }).start();
-  person = new Person(relay.url, await relay.token("crash"));
-  agentToken = await relay.token("crash", { agent: true });
+  s = await scene({ env: { LOOPBACK_WAIT_BUDGET_S: "0" }, client: false });
 });
-afterAll(() => relay.dispose());
+afterAll(() => s.dispose());
 
 test("a relay killed with SIGKILL mid-load loses no acknowledged reply, no ask, and no task", async () => {
   const AGENTS = 24;
-  const agents = await Promise.all(Array.from({ length: AGENTS }, (_, i) => Agent.connect(relay.url, agentToken, `load-${i}`, "1.0")));
-  const socket = await person.socket(false);
+  const agents = await Promise.all(Array.from({ length: AGENTS }, (_, i) => Agent.connect(s.relay.url, s.agentToken, `load-${i}`, "1.0")));
+  const socket = await s.person.socket(false);
   await socket.next((f) => f.type === "snapshot");
 
   // Tasks opened before the crash, answered after it.
@@ -57,9 +52,9 @@ test("a relay killed with SIGKILL mid-load loses no acknowledged reply, no ask, 
       if (ask.project !== "crash-load") continue;
       seenOpened.add(ask.id);
       const reply = { outcome: "answered", selected: [], text: `for ${ask.id}` };
-      void fetch(`${relay.url}/api/v1/asks/${ask.id}/reply`, {
+      void fetch(`${s.relay.url}/api/v1/asks/${ask.id}/reply`, {
         method: "POST",
-        headers: { Authorization: `Bearer ${person.token}`, "Content-Type": "application/json" },
+        headers: { Authorization: `Bearer ${s.person.token}`, "Content-Type": "application/json" },
         body: JSON.stringify(reply),
       })
         .then((res) => {
@@ -70,7 +65,7 @@ test("a relay killed with SIGKILL mid-load loses no acknowledged reply, no ask, 
   })();
 
   while (acknowledged.size < 150) await Bun.sleep(20);
-  await relay.kill9();
+  await s.relay.kill9();
   stop = true;
   socket.close();
   await answering;
@@ -79,8 +74,8 @@ test("a relay killed with SIGKILL mid-load loses no acknowledged reply, no ask, 
   await Promise.race([Promise.all(asking), Bun.sleep(2_000)]);
   expect(acknowledged.size).toBeGreaterThanOrEqual(150);
 
-  await relay.start();
-  const after = new Person(relay.url, person.token);
+  await s.relay.start();
+  const after = new Person(s.relay.url, s.person.token);
   const stored = new Map<string, Ask>();
   const snapshot = await after.snapshot();
   for (const a of snapshot.open) stored.set(a.id, a);
@@ -105,7 +100,7 @@ test("a relay killed with SIGKILL mid-load loses no acknowledged reply, no ask, 
   expect(snapshot.open.every((a) => !a.waiting)).toBe(true);
 
   // The agents come back: each acknowledged reply reaches whoever follows its ask.
-  const back = await Agent.connect(relay.url, agentToken, "after-crash", "1.0");
+  const back = await Agent.connect(s.relay.url, s.agentToken, "after-crash", "1.0");
   const sample = [...acknowledged.keys()].slice(0, 40);
   const results = await Promise.all(sample.map((askId) => back.call("wait_for_reply", { askId }).then(structured)));
   results.forEach((r, i) => expect(r).toEqual({ askId: sample[i], reply: acknowledged.get(sample[i]) }));

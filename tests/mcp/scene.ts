@@ -1,96 +1,21 @@
-// What the MCP tests share: a real relay, the person answering through the API, agents over the
-// official SDK client, and ways to find the ask a running call opened and to read its results
-// against the frozen revision 2.
+// What the MCP tests share: the common scene (tests/support/scene.ts) with the agent connected as
+// Claude Code, and ways to read a tool's results against the frozen revision 2.
 import { expect } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Ask, ToolReply } from "@loopback/shared/generated/types";
+import type { ToolReply } from "@loopback/shared/generated/types";
 import { PROBLEMS, type ProblemCode } from "@loopback/shared/problems";
 import { Agent } from "../support/agent.ts";
 import { assertShape } from "../support/contract.ts";
 import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
+import { scene as relayScene, type Scene } from "../support/scene.ts";
 
-export interface Scene {
-  relay: RelayProcess;
-  person: Person;
-  agent: Agent;
-  agentToken: string;
-  dispose(): Promise<void>;
-}
+export { askWhen, newProject, openedAsk, readAsk, running, until, type Scene } from "../support/scene.ts";
+
+/** How Claude Code introduces itself; what the relay shows as `claude-code 2.1.0`. */
+const CLAUDE_CODE = { name: "claude-code", version: "2.1.0" };
 
 /** A relay with the person "ada" and her agent, connected as `claude-code 2.1.0`. */
-export async function scene(env: Record<string, string> = {}): Promise<Scene> {
-  const relay = await new RelayProcess({ env }).start();
-  const person = new Person(relay.url, await relay.token("ada"));
-  const agentToken = await relay.token("ada", { agent: true });
-  const agent = await Agent.connect(relay.url, agentToken, "claude-code", "2.1.0");
-  return {
-    relay,
-    person,
-    agent,
-    agentToken,
-    async dispose() {
-      await agent.close().catch(() => {});
-      // A relay that answered anything as an internal error failed, whatever the tests saw.
-      const log = relay.log;
-      await relay.dispose();
-      if (log.includes("internal error")) throw new Error(`the relay logged an internal error:\n${log}`);
-    },
-  };
-}
-
-let projects = 0;
-/** A project name no other ask of the run has, to find an ask by. */
-export const newProject = () => `project-${++projects}-${crypto.randomUUID().slice(0, 6)}`;
-
-/** A call left running: it is marked handled, so a test may end without awaiting it. */
-export function running<T>(call: Promise<T>): Promise<T> & { settled: boolean } {
-  const tracked = call as Promise<T> & { settled: boolean };
-  tracked.settled = false;
-  call.then(
-    () => (tracked.settled = true),
-    () => (tracked.settled = true),
-  );
-  return tracked;
-}
-
-/** Waits until `check` gives something, or fails saying `what`. */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await Bun.sleep(10);
-  }
-}
-
-/** The open ask of `project`, once the call that opens it has. */
-export async function openedAsk(person: Person, project: string, call?: { settled: boolean }): Promise<Ask> {
-  return until(async () => {
-    const ask = (await person.snapshot()).open.find((a) => a.project === project);
-    if (!ask && call?.settled) throw new Error(`the call for ${project} returned without opening an ask`);
-    return ask;
-  }, `an ask of ${project} is open`);
-}
-
-export async function readAsk(person: Person, askId: string): Promise<Ask> {
-  const res = await person.api<Ask>("GET", `/asks/${askId}`);
-  expect(res.status).toBe(200);
-  return res.body;
-}
-
-/** The ask, once it stands as `matches` says. */
-export async function askWhen(person: Person, askId: string, matches: (ask: Ask) => boolean, what = "it matches", timeoutMs = 5000): Promise<Ask> {
-  return until(
-    async () => {
-      const ask = await readAsk(person, askId);
-      return matches(ask) ? ask : undefined;
-    },
-    `ask ${askId}: ${what}`,
-    timeoutMs,
-  );
-}
+export const scene = (env: Record<string, string> = {}): Promise<Scene> => relayScene({ env, client: CLAUDE_CODE });
 
 /** The ToolReply a blocking call returned, checked against the frozen revision 2. */
 export function toolReply(result: CallToolResult): ToolReply {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Agent } from "../support/agent.ts";
 import { Person } from "../support/person.ts";
 import { RelayProcess } from "../support/relay-process.ts";
-import { assertNoInternalErrors } from "./open-ask.ts";
+import { assertNoInternalErrors } from "../support/scene.ts";
 
 let relay: RelayProcess;
 const minted: string[] = [];

@@ -3,28 +3,19 @@ import WebSocket from "ws";
 import type { AskEvent, ServerEvent } from "@loopback/shared/generated/types";
 import { TicketBook, TICKET_TTL_MS } from "../../relay/src/events/tickets.ts";
 import type { Caller } from "../../relay/src/auth/gate.ts";
-import { Agent, structured } from "../support/agent.ts";
+import { structured } from "../support/agent.ts";
 import { assertShape } from "../support/contract.ts";
-import { EventSocket, Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
-import { assertNoInternalErrors, question } from "./open-ask.ts";
+import { EventSocket } from "../support/person.ts";
+import { scene, type Scene } from "../support/scene.ts";
+import { question } from "./open-ask.ts";
 
-let relay: RelayProcess;
-let person: Person;
-let agent: Agent;
-
+let s: Scene;
 beforeAll(async () => {
-  relay = await new RelayProcess().start();
-  person = new Person(relay.url, await relay.token("ada"));
-  agent = await Agent.connect(relay.url, await relay.token("ada", { agent: true }));
+  s = await scene();
 });
-afterAll(async () => {
-  await agent.close();
-  await relay.dispose();
-  assertNoInternalErrors(relay.log);
-});
+afterAll(() => s.dispose());
 
-const eventsUrl = () => `${relay.url.replace(/^http/, "ws")}/api/v1/events`;
+const eventsUrl = () => `${s.relay.url.replace(/^http/, "ws")}/api/v1/events`;
 
 /** Tries to open the socket and expects a plain HTTP refusal instead of an upgrade. */
 function refusedUpgrade(protocols: string[], headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
@@ -48,7 +39,7 @@ function refusedUpgrade(protocols: string[], headers: Record<string, string> = {
   });
 }
 
-const bearer = () => ({ Authorization: `Bearer ${person.token}` });
+const bearer = () => ({ Authorization: `Bearer ${s.person.token}` });
 const about = (askId: string) => (f: ServerEvent) => f.type !== "snapshot" && f.ask.id === askId;
 
 test("the socket is refused with 401 before any upgrade without a valid ticket or token", async () => {
@@ -64,15 +55,15 @@ test("the socket is refused with 401 before any upgrade without a valid ticket o
 test("the socket takes only clients that speak loopback.v1", async () => {
   const withoutProtocol = await refusedUpgrade([], bearer());
   expect([withoutProtocol.status, withoutProtocol.body.code]).toEqual([401, "ticket.invalid"]);
-  const { body } = await person.api("POST", "/events/tickets");
+  const { body } = await s.person.api("POST", "/events/tickets");
   const otherProtocol = await refusedUpgrade(["loopback.v0", `loopback.ticket.${body.ticket}`]);
   expect(otherProtocol.status).toBe(401);
 });
 
 test("a ticket opens the socket once", async () => {
-  const { body } = await person.api("POST", "/events/tickets");
+  const { body } = await s.person.api("POST", "/events/tickets");
   const protocols = ["loopback.v1", `loopback.ticket.${body.ticket}`];
-  const socket = await EventSocket.open(relay.url, protocols);
+  const socket = await EventSocket.open(s.relay.url, protocols);
   expect(socket.ws.protocol).toBe("loopback.v1");
   expect((await socket.next()).type).toBe("snapshot");
   const again = await refusedUpgrade(protocols);
@@ -100,21 +91,21 @@ test("a ticket is refused once a minute has passed since it was issued", () => {
 });
 
 test("a client that can send headers opens the socket with its bearer token", async () => {
-  const socket = await EventSocket.open(relay.url, ["loopback.v1"], bearer());
+  const socket = await EventSocket.open(s.relay.url, ["loopback.v1"], bearer());
   expect(socket.ws.protocol).toBe("loopback.v1");
   expect((await socket.next()).type).toBe("snapshot");
   socket.close();
 });
 
 test("the first frame is the snapshot, then each change to an ask, with waiting following the agent's call", async () => {
-  const earlier = await question(person, agent);
-  const socket = await person.socket();
+  const earlier = await question(s.person, s.agent);
+  const socket = await s.person.socket();
   const first = await socket.next();
   expect(first.type).toBe("snapshot");
   expect(first.type === "snapshot" && first.snapshot.open.map((a) => a.id)).toContain(earlier.ask.id);
 
-  const { ask, call } = await question(person, agent);
-  await person.reply(ask.id, { outcome: "answered", selected: ["A"] });
+  const { ask, call } = await question(s.person, s.agent);
+  await s.person.reply(ask.id, { outcome: "answered", selected: ["A"] });
   await call;
   const seen: [string, string, boolean][] = [];
   for (let i = 0; i < 4; i++) {
@@ -128,16 +119,16 @@ test("the first frame is the snapshot, then each change to an ask, with waiting 
     ["ask.updated", "closed", false],
   ]);
 
-  await person.reply(earlier.ask.id, { outcome: "dismissed" });
+  await s.person.reply(earlier.ask.id, { outcome: "dismissed" });
   await earlier.call;
   socket.close();
 });
 
 test("waiting turns false when the agent gives up its call, and true again when it resumes the wait", async () => {
-  const socket = await person.socket();
+  const socket = await s.person.socket();
   await socket.next((f) => f.type === "snapshot");
   const stop = new AbortController();
-  const cancelled = agent.call("ask_question", { question: "Still there?", project: "demo" }, { signal: stop.signal }).catch(() => "cancelled");
+  const cancelled = s.agent.call("ask_question", { question: "Still there?", project: "demo" }, { signal: stop.signal }).catch(() => "cancelled");
   const opened = (await socket.next((f) => f.type === "ask.opened")) as AskEvent;
   const waiting = async () => ((await socket.next(about(opened.ask.id))) as AskEvent).ask.waiting;
   expect(await waiting()).toBe(true);
@@ -145,34 +136,34 @@ test("waiting turns false when the agent gives up its call, and true again when 
   expect(await cancelled).toBe("cancelled");
   expect(await waiting()).toBe(false);
 
-  const resumed = agent.call("wait_for_reply", { askId: opened.ask.id });
+  const resumed = s.agent.call("wait_for_reply", { askId: opened.ask.id });
   expect(await waiting()).toBe(true);
-  await person.reply(opened.ask.id, { outcome: "dismissed" });
+  await s.person.reply(opened.ask.id, { outcome: "dismissed" });
   expect(structured(await resumed)).toEqual({ askId: opened.ask.id, reply: { outcome: "dismissed" } });
   socket.close();
 });
 
 test("keepalive frames from the client are accepted and ignored", async () => {
-  const socket = await person.socket();
+  const socket = await s.person.socket();
   await socket.next((f) => f.type === "snapshot");
   for (const frame of ["ping", '{"type":"keepalive"}', "", new Uint8Array([1, 2, 3])]) socket.ws.send(frame);
-  const { ask, call } = await question(person, agent);
+  const { ask, call } = await question(s.person, s.agent);
   expect(((await socket.next()) as AskEvent).ask.id).toBe(ask.id);
   expect(socket.closed).toBe(false);
-  await person.reply(ask.id, { outcome: "dismissed" });
+  await s.person.reply(ask.id, { outcome: "dismissed" });
   await call;
   socket.close();
 });
 
 test("a client frame over the limit closes the socket", async () => {
-  const socket = await person.socket();
+  const socket = await s.person.socket();
   const closed = new Promise<number>((resolve) => socket.ws.once("close", resolve));
   socket.ws.send("x".repeat(64 * 1024));
   expect(await closed).toBe(1009);
 });
 
 test("a client that floods the socket with frames is cut off", async () => {
-  const socket = await person.socket();
+  const socket = await s.person.socket();
   const closed = new Promise<number>((resolve) => socket.ws.once("close", resolve));
   for (let i = 0; i < 200; i++) socket.ws.send("ping");
   expect(await closed).toBe(1008);

@@ -1,38 +1,27 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import WebSocket from "ws";
-import { Agent } from "../support/agent.ts";
-import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
-import { assertNoInternalErrors, question } from "./open-ask.ts";
+import { scene, type Scene } from "../support/scene.ts";
+import { question } from "./open-ask.ts";
 import { uploadImage } from "./upload-image.ts";
 
 const BUILD = "2031-04-05T06:07:08.000Z";
-let relay: RelayProcess;
-let person: Person;
-let agent: Agent;
-
+let s: Scene;
 beforeAll(async () => {
-  relay = await new RelayProcess({ env: { LOOPBACK_BUILD: BUILD } }).start();
-  person = new Person(relay.url, await relay.token("ada"));
-  agent = await Agent.connect(relay.url, await relay.token("ada", { agent: true }));
+  s = await scene({ env: { LOOPBACK_BUILD: BUILD } });
 });
-afterAll(async () => {
-  await agent.close();
-  await relay.dispose();
-  assertNoInternalErrors(relay.log);
-});
+afterAll(() => s.dispose());
 
 async function send(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string>; token?: boolean } = {}) {
   const headers: Record<string, string> = { ...init.headers };
-  if (init.token !== false) headers.Authorization = `Bearer ${person.token}`;
-  const res = await fetch(`${relay.url}${path}`, { method, headers, body: init.body, redirect: "manual" });
+  if (init.token !== false) headers.Authorization = `Bearer ${s.person.token}`;
+  const res = await fetch(`${s.relay.url}${path}`, { method, headers, body: init.body, redirect: "manual" });
   await res.arrayBuffer();
   return res;
 }
 
 test("every answer, refusals and unknown addresses included, carries Loopback-Revision and Loopback-Build", async () => {
-  const { ask, call } = await question(person, agent);
-  const uploadId = await uploadImage(agent);
+  const { ask, call } = await question(s.person, s.agent);
+  const uploadId = await uploadImage(s.agent);
   const requests: [string, string, { body?: BodyInit; headers?: Record<string, string>; token?: boolean }?][] = [
     ["GET", "/api/v1/whoami"],
     ["GET", "/api/v1/whoami", { token: false }],
@@ -64,13 +53,13 @@ test("every answer, refusals and unknown addresses included, carries Loopback-Re
   // The list above reaches every kind of answer it claims to.
   expect(new Set(statuses)).toEqual(new Set([200, 201, 302, 400, 401, 404, 413, 422]));
 
-  await person.reply(ask.id, { outcome: "dismissed" });
+  await s.person.reply(ask.id, { outcome: "dismissed" });
   await call;
 });
 
 test("the event socket's upgrade and its refusal carry the revision too", async () => {
-  const { body } = await person.api("POST", "/events/tickets");
-  const url = `${relay.url.replace(/^http/, "ws")}/api/v1/events`;
+  const { body } = await s.person.api("POST", "/events/tickets");
+  const url = `${s.relay.url.replace(/^http/, "ws")}/api/v1/events`;
   const upgraded = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const ws = new WebSocket(url, ["loopback.v1", `loopback.ticket.${body.ticket}`]);
     ws.once("upgrade", (res) => resolve(res.headers));
@@ -92,19 +81,19 @@ test("the event socket's upgrade and its refusal carry the revision too", async 
 
 test("a client that writes a newer revision is told to reload with 409", async () => {
   for (const path of ["/whoami", "/snapshot", "/asks", "/asks/ask_unknown", "/nothing-here"]) {
-    const res = await person.api("GET", path, { headers: { "Loopback-Revision": "3" } });
+    const res = await s.person.api("GET", path, { headers: { "Loopback-Revision": "3" } });
     expect([path, res.status, res.body.code]).toEqual([path, 409, "reload"]);
     expect(res.headers.get("loopback-revision")).toBe("2");
   }
-  const reply = await person.api("POST", "/asks/ask_unknown/reply", { headers: { "Loopback-Revision": "3" }, body: { outcome: "dismissed" } });
+  const reply = await s.person.api("POST", "/asks/ask_unknown/reply", { headers: { "Loopback-Revision": "3" }, body: { outcome: "dismissed" } });
   expect([reply.status, reply.body.code]).toEqual([409, "reload"]);
 });
 
 test("a client that writes an older or the same revision is served as usual", async () => {
   for (const revision of ["1", "2"]) {
-    const res = await person.api("GET", "/whoami", { headers: { "Loopback-Revision": revision } });
+    const res = await s.person.api("GET", "/whoami", { headers: { "Loopback-Revision": revision } });
     expect([revision, res.status]).toEqual([revision, 200]);
-    expect((await person.api("GET", "/snapshot", { headers: { "Loopback-Revision": revision } })).status).toBe(200);
+    expect((await s.person.api("GET", "/snapshot", { headers: { "Loopback-Revision": revision } })).status).toBe(200);
   }
-  expect((await person.api("GET", "/whoami", { headers: { "Loopback-Revision": "next" } })).status).toBe(200);
+  expect((await s.person.api("GET", "/whoami", { headers: { "Loopback-Revision": "next" } })).status).toBe(200);
 });

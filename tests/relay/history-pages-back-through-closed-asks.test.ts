@@ -1,40 +1,29 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Ask, AskPage } from "@loopback/shared/generated/types";
-import { Agent } from "../support/agent.ts";
-import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
-import { assertNoInternalErrors, question, type Opened } from "./open-ask.ts";
+import { scene, type Scene } from "../support/scene.ts";
+import { question, type Opened } from "./open-ask.ts";
 
-let relay: RelayProcess;
-let person: Person;
-let agent: Agent;
+let s: Scene;
 /** Every ask closed so far, in the order it was closed. */
 const closed: string[] = [];
 const open: Opened[] = [];
-
 beforeAll(async () => {
-  relay = await new RelayProcess().start();
-  person = new Person(relay.url, await relay.token("ada"));
-  agent = await Agent.connect(relay.url, await relay.token("ada", { agent: true }));
+  s = await scene();
 });
-afterAll(async () => {
-  await agent.close();
-  await relay.dispose();
-  assertNoInternalErrors(relay.log);
-});
+afterAll(() => s.dispose());
 
 /** Opens `n` questions at once and closes them one after another. */
 async function closeMany(n: number): Promise<void> {
   const projects = Array.from({ length: n }, () => `history-${crypto.randomUUID()}`);
-  const calls = projects.map((project) => agent.call("ask_question", { question: "Ship it?", project }));
+  const calls = projects.map((project) => s.agent.call("ask_question", { question: "Ship it?", project }));
   let byProject = new Map<string, Ask>();
   while (byProject.size < n) {
     await Bun.sleep(10);
-    byProject = new Map((await person.snapshot()).open.filter((a) => projects.includes(a.project!)).map((a) => [a.project!, a]));
+    byProject = new Map((await s.person.snapshot()).open.filter((a) => projects.includes(a.project!)).map((a) => [a.project!, a]));
   }
   for (const project of projects) {
     const id = byProject.get(project)!.id;
-    expect((await person.reply(id, { outcome: "answered", selected: [], text: "Yes." })).status).toBe(200);
+    expect((await s.person.reply(id, { outcome: "answered", selected: [], text: "Yes." })).status).toBe(200);
     closed.push(id);
   }
   await Promise.all(calls);
@@ -43,13 +32,13 @@ async function closeMany(n: number): Promise<void> {
 const newestFirst = () => [...closed].reverse();
 
 async function page(query: string): Promise<AskPage> {
-  const res = await person.api<AskPage>("GET", `/asks${query}`);
+  const res = await s.person.api<AskPage>("GET", `/asks${query}`);
   expect(res.status).toBe(200);
   return res.body;
 }
 
 test("history pages back through closed asks, newest first, with no gap or repeat", async () => {
-  open.push(await question(person, agent));
+  open.push(await question(s.person, s.agent));
   await closeMany(7);
   const pages: AskPage[] = [await page("?limit=3")];
   while (pages.at(-1)!.nextBefore) pages.push(await page(`?limit=3&before=${encodeURIComponent(pages.at(-1)!.nextBefore!)}`));
@@ -67,7 +56,7 @@ test("history pages back through closed asks, newest first, with no gap or repea
 
 test("a limit outside 1 to 100 or a before that is not a date-time is 422 query.invalid", async () => {
   for (const query of ["limit=0", "limit=101", "limit=-1", "limit=1.5", "limit=abc", "limit=", "limit=1e2", "before=yesterday", "before=2026-13-45T00:00:00Z", "before=2026-01-31 12:00:00,5z", "before="]) {
-    const res = await person.api("GET", `/asks?${query}`);
+    const res = await s.person.api("GET", `/asks?${query}`);
     expect([query, res.status, res.body.code]).toEqual([query, 422, "query.invalid"]);
   }
   expect((await page("?limit=100")).items).toHaveLength(7);
@@ -88,8 +77,8 @@ test("before names the same moment however the date-time is written", async () =
 
 test("the snapshot holds every open ask newest first and the fifty most recently closed", async () => {
   await closeMany(45);
-  open.push(await question(person, agent), await question(person, agent));
-  const snapshot = await person.snapshot();
+  open.push(await question(s.person, s.agent), await question(s.person, s.agent));
+  const snapshot = await s.person.snapshot();
   expect(snapshot.open.map((a) => a.id)).toEqual(open.map((o) => o.ask.id).reverse());
   expect(snapshot.recent.map((a) => a.id)).toEqual(newestFirst().slice(0, 50));
 

@@ -4,6 +4,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Agent } from "../support/agent.ts";
 import type { Person } from "../support/person.ts";
+import { newProject, openedAsk, running } from "../support/scene.ts";
 
 export interface Opened {
   ask: Ask;
@@ -11,25 +12,11 @@ export interface Opened {
   call: Promise<CallToolResult>;
 }
 
-let opened = 0;
-
 export async function openAsk(person: Person, agent: Agent, tool: "ask_question" | "request_review" | "send_briefing", args: Record<string, unknown>): Promise<Opened> {
   // The project tells this ask apart from every other in the snapshot.
-  const project = (args.project as string | undefined) ?? `project-${++opened}-${crypto.randomUUID().slice(0, 8)}`;
-  const call = agent.call(tool, { ...args, project });
-  let settled = false;
-  call.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  const deadline = Date.now() + 5000;
-  while (Date.now() < deadline) {
-    const ask = (await person.snapshot()).open.find((a) => a.project === project);
-    if (ask) return { ask, call };
-    if (settled) throw new Error(`${tool} returned without opening an ask: ${JSON.stringify(await call)}`);
-    await Bun.sleep(10);
-  }
-  throw new Error(`${tool} opened no ask in time`);
+  const project = (args.project as string | undefined) ?? newProject();
+  const call = running(agent.call(tool, { ...args, project }));
+  return { ask: await openedAsk(person, project, call), call };
 }
 
 export const question = (person: Person, agent: Agent, extra: Record<string, unknown> = {}) =>
@@ -45,8 +32,3 @@ export const briefing = (person: Person, agent: Agent, extra: Record<string, unk
     sections: [{ points: [{ title: "First" }, { title: "Second" }] }, { title: "More", points: [{ title: "Third" }] }],
     ...extra,
   });
-
-/** Fails when the relay answered anything as an internal error. */
-export function assertNoInternalErrors(log: string): void {
-  if (log.includes("internal error")) throw new Error(`the relay logged an internal error:\n${log}`);
-}

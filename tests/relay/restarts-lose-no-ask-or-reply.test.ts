@@ -1,67 +1,54 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Ask, Snapshot } from "@loopback/shared/generated/types";
 import { Agent, structured } from "../support/agent.ts";
-import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
-import { assertNoInternalErrors, briefing, question, review } from "./open-ask.ts";
+import { askWhen, scene, type BareScene } from "../support/scene.ts";
+import { briefing, question, review } from "./open-ask.ts";
 
-let relay: RelayProcess;
-let person: Person;
-let agentToken: string;
-
+let s: BareScene;
 beforeAll(async () => {
-  relay = await new RelayProcess().start();
-  person = new Person(relay.url, await relay.token("ada"));
-  agentToken = await relay.token("ada", { agent: true });
+  s = await scene({ client: false });
 });
-afterAll(async () => {
-  await relay.dispose();
-  assertNoInternalErrors(relay.log);
-});
+afterAll(() => s.dispose());
 
-async function until(askId: string, matches: (ask: Ask) => boolean): Promise<void> {
-  while (!matches((await person.api<Ask>("GET", `/asks/${askId}`)).body)) await Bun.sleep(10);
-}
-
-const notWaiting = (s: Snapshot): Snapshot => ({
-  open: s.open.map((a) => ({ ...a, waiting: false })),
-  recent: s.recent.map((a) => ({ ...a, waiting: false })),
+const notWaiting = (snapshot: Snapshot): Snapshot => ({
+  open: snapshot.open.map((a) => ({ ...a, waiting: false })),
+  recent: snapshot.recent.map((a) => ({ ...a, waiting: false })),
 });
 
 test("a restart keeps every open and closed ask as it was, and no agent is waiting after it", async () => {
-  const agent = await Agent.connect(relay.url, agentToken);
-  const answered = await question(person, agent);
-  await person.reply(answered.ask.id, { outcome: "answered", selected: ["B"], text: "B." });
-  const approved = await review(person, agent);
-  await person.reply(approved.ask.id, { outcome: "approved", note: "Good." });
-  const askedBack = await review(person, agent);
-  await person.reply(askedBack.ask.id, { outcome: "follow_up", question: "Why?" });
-  const briefed = await briefing(person, agent);
-  await person.reply(briefed.ask.id, { outcome: "responded", points: [{ point: "1", text: "Explain." }, { point: "2", resolved: true }] });
+  const agent = await Agent.connect(s.relay.url, s.agentToken);
+  const answered = await question(s.person, agent);
+  await s.person.reply(answered.ask.id, { outcome: "answered", selected: ["B"], text: "B." });
+  const approved = await review(s.person, agent);
+  await s.person.reply(approved.ask.id, { outcome: "approved", note: "Good." });
+  const askedBack = await review(s.person, agent);
+  await s.person.reply(askedBack.ask.id, { outcome: "follow_up", question: "Why?" });
+  const briefed = await briefing(s.person, agent);
+  await s.person.reply(briefed.ask.id, { outcome: "responded", points: [{ point: "1", text: "Explain." }, { point: "2", resolved: true }] });
   await briefed.call;
   const answering = agent.call("answer_briefing", { askId: briefed.ask.id, answers: [{ point: "1", answer: "It is faster.", points: [{ title: "Measured" }] }] });
   answering.catch(() => {});
-  await until(briefed.ask.id, (a) => a.status === "awaiting_human");
-  const waitedOn = await question(person, agent);
+  await askWhen(s.person, briefed.ask.id, (a) => a.status === "awaiting_human", "it awaits the person");
+  const waitedOn = await question(s.person, agent);
   await Promise.all([answered.call, approved.call, askedBack.call]);
 
-  const before = await person.snapshot();
+  const before = await s.person.snapshot();
   expect(before.open.map((a) => a.id)).toEqual([waitedOn.ask.id, briefed.ask.id, askedBack.ask.id]);
   expect(before.recent.map((a) => a.id)).toEqual([approved.ask.id, answered.ask.id]);
   expect(before.open.filter((a) => a.waiting).map((a) => a.id).sort()).toEqual([briefed.ask.id, waitedOn.ask.id].sort());
 
-  await relay.stop();
+  await s.relay.stop();
   await agent.close().catch(() => {});
   await Promise.allSettled([answering, waitedOn.call]);
-  await relay.start();
+  await s.relay.start();
 
-  const after = await person.snapshot();
+  const after = await s.person.snapshot();
   expect(after).toEqual(notWaiting(before));
   expect([...after.open, ...after.recent].some((a) => a.waiting)).toBe(false);
 
   // An agent that comes back picks its wait up again and gets the reply given meanwhile.
-  const back = await Agent.connect(relay.url, agentToken);
-  await person.reply(waitedOn.ask.id, { outcome: "answered", selected: ["C"] });
+  const back = await Agent.connect(s.relay.url, s.agentToken);
+  await s.person.reply(waitedOn.ask.id, { outcome: "answered", selected: ["C"] });
   expect(structured(await back.call("wait_for_reply", { askId: waitedOn.ask.id }))).toEqual({
     askId: waitedOn.ask.id,
     reply: { outcome: "answered", selected: ["C"] },
@@ -70,15 +57,15 @@ test("a restart keeps every open and closed ask as it was, and no agent is waiti
 });
 
 test("after a crash every reply that was acknowledged is still there", async () => {
-  const agent = await Agent.connect(relay.url, agentToken);
+  const agent = await Agent.connect(s.relay.url, s.agentToken);
   const asks = [];
-  for (let i = 0; i < 8; i++) asks.push(await question(person, agent));
+  for (let i = 0; i < 8; i++) asks.push(await question(s.person, agent));
   const acknowledged: Record<string, Ask> = {};
   let crashed: Promise<void> | undefined;
   for (const [i, { ask }] of asks.entries()) {
     // The replies from the fifth on race the crash: only those answered 200 must survive it.
-    if (i === 4) crashed = relay.kill9();
-    const res = await person.reply(ask.id, { outcome: "answered", selected: [], text: `Reply ${i}` }).catch(() => undefined);
+    if (i === 4) crashed = s.relay.kill9();
+    const res = await s.person.reply(ask.id, { outcome: "answered", selected: [], text: `Reply ${i}` }).catch(() => undefined);
     if (!res) break;
     expect(res.status).toBe(200);
     acknowledged[ask.id] = res.body;
@@ -86,11 +73,11 @@ test("after a crash every reply that was acknowledged is still there", async () 
   await crashed;
   await agent.close().catch(() => {});
   await Promise.allSettled(asks.map((a) => a.call));
-  await relay.start();
+  await s.relay.start();
 
   expect(Object.keys(acknowledged).length).toBeGreaterThanOrEqual(4);
   for (const [id, replied] of Object.entries(acknowledged)) {
-    const { status, body } = await person.api<Ask>("GET", `/asks/${id}`);
+    const { status, body } = await s.person.api<Ask>("GET", `/asks/${id}`);
     expect(status).toBe(200);
     expect(body.status).toBe("closed");
     expect(body.thread).toEqual(replied.thread);

@@ -1,28 +1,17 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Agent } from "../support/agent.ts";
-import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
-import { assertNoInternalErrors, question } from "./open-ask.ts";
+import { scene, type Scene } from "../support/scene.ts";
+import { question } from "./open-ask.ts";
 
-let relay: RelayProcess;
-let person: Person;
-let agent: Agent;
-
+let s: Scene;
 beforeAll(async () => {
-  relay = await new RelayProcess().start();
-  person = new Person(relay.url, await relay.token("ada", { space: "lab" }));
-  agent = await Agent.connect(relay.url, await relay.token("ada", { space: "lab", agent: true }));
+  s = await scene({ space: "lab" });
 });
-afterAll(async () => {
-  await agent.close();
-  await relay.dispose();
-  assertNoInternalErrors(relay.log);
-});
+afterAll(() => s.dispose());
 
 const STACK_TRACE = /\bat .+:\d+:\d+|\.ts:\d+/;
 
 test("whoami names the caller's space and person", async () => {
-  const { status, body } = await person.api("GET", "/whoami");
+  const { status, body } = await s.person.api("GET", "/whoami");
   expect(status).toBe(200);
   expect(body.space).toBe("lab");
   expect(body.actor.name).toBe("ada");
@@ -31,7 +20,7 @@ test("whoami names the caller's space and person", async () => {
 
 test("an event ticket is issued with 201 and expires within a minute", async () => {
   const before = Date.now();
-  const { status, body } = await person.api("POST", "/events/tickets");
+  const { status, body } = await s.person.api("POST", "/events/tickets");
   expect(status).toBe(201);
   expect(body.ticket).toBeString();
   const expires = Date.parse(body.expiresAt);
@@ -51,27 +40,27 @@ test("every route refuses a request without a token, or with an unknown one, wit
   ];
   for (const [method, path] of routes) {
     const body = method === "POST" && path.endsWith("reply") ? { outcome: "dismissed" } : undefined;
-    const missing = await person.api(method, path, { token: null, body });
+    const missing = await s.person.api(method, path, { token: null, body });
     expect([path, missing.status, missing.body.code]).toEqual([path, 401, "auth.missing"]);
-    const unknown = await person.api(method, path, { token: "lbp_not-a-real-token", body });
+    const unknown = await s.person.api(method, path, { token: "lbp_not-a-real-token", body });
     expect([path, unknown.status, unknown.body.code]).toEqual([path, 401, "auth.invalid"]);
   }
-  const basic = await person.api("GET", "/whoami", { token: null, headers: { Authorization: "Basic YWRhOnNlY3JldA==" } });
+  const basic = await s.person.api("GET", "/whoami", { token: null, headers: { Authorization: "Basic YWRhOnNlY3JldA==" } });
   expect([basic.status, basic.body.code]).toEqual([401, "auth.missing"]);
 });
 
 test("an ask is read by its id, and an id that names no ask is 404 ask.not_found", async () => {
-  const { ask, call } = await question(person, agent);
-  const read = await person.api("GET", `/asks/${ask.id}`);
+  const { ask, call } = await question(s.person, s.agent);
+  const read = await s.person.api("GET", `/asks/${ask.id}`);
   expect(read.status).toBe(200);
   expect(read.body).toMatchObject({ id: ask.id, kind: "question", status: "awaiting_human", prompt: { question: "Which one?" } });
 
-  const missing = await person.api("GET", "/asks/ask_doesnotexist0000");
+  const missing = await s.person.api("GET", "/asks/ask_doesnotexist0000");
   expect([missing.status, missing.body.code]).toEqual([404, "ask.not_found"]);
-  const replyToMissing = await person.api("POST", "/asks/ask_doesnotexist0000/reply", { body: { outcome: "dismissed" } });
+  const replyToMissing = await s.person.api("POST", "/asks/ask_doesnotexist0000/reply", { body: { outcome: "dismissed" } });
   expect([replyToMissing.status, replyToMissing.body.code]).toEqual([404, "ask.not_found"]);
 
-  expect((await person.reply(ask.id, { outcome: "dismissed" })).status).toBe(200);
+  expect((await s.person.reply(ask.id, { outcome: "dismissed" })).status).toBe(200);
   await call;
 });
 
@@ -83,16 +72,16 @@ test("an address the API does not have is 404 route.not_found", async () => {
     ["POST", "/whoami"],
     ["GET", "/events"],
   ]) {
-    const res = await person.api(method, path);
+    const res = await s.person.api(method, path);
     expect([method, path, res.status, res.body.code]).toEqual([method, path, 404, "route.not_found"]);
   }
-  const outside = await fetch(`${relay.url}/api/v2/whoami`);
+  const outside = await fetch(`${s.relay.url}/api/v2/whoami`);
   expect(outside.status).toBe(404);
   expect(((await outside.json()) as any).code).toBe("route.not_found");
 });
 
 test("a reply that is not JSON, has the wrong types or unknown keys is 422", async () => {
-  const { ask, call } = await question(person, agent);
+  const { ask, call } = await question(s.person, s.agent);
   const sent: [string, string][] = [
     ["", "body.malformed"],
     ["{", "body.malformed"],
@@ -109,27 +98,27 @@ test("a reply that is not JSON, has the wrong types or unknown keys is 422", asy
     ['{"outcome":"dismissed","reason":"busy"}', "body.invalid"],
   ];
   for (const [raw, code] of sent) {
-    const res = await person.api("POST", `/asks/${ask.id}/reply`, { raw, headers: { "Content-Type": "application/json" } });
+    const res = await s.person.api("POST", `/asks/${ask.id}/reply`, { raw, headers: { "Content-Type": "application/json" } });
     expect([raw, res.status, res.body.code]).toEqual([raw, 422, code]);
     expect(res.body.message).not.toMatch(STACK_TRACE);
   }
-  const notUtf8 = await person.api("POST", `/asks/${ask.id}/reply`, { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) });
+  const notUtf8 = await s.person.api("POST", `/asks/${ask.id}/reply`, { raw: new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]) });
   expect([notUtf8.status, notUtf8.body.code]).toEqual([422, "body.malformed"]);
 
   // Nothing refused was recorded.
-  expect((await person.api("GET", `/asks/${ask.id}`)).body.thread).toEqual([]);
-  await person.reply(ask.id, { outcome: "dismissed" });
+  expect((await s.person.api("GET", `/asks/${ask.id}`)).body.thread).toEqual([]);
+  await s.person.reply(ask.id, { outcome: "dismissed" });
   await call;
 });
 
 test("a body over 256 KiB is refused with 413 body.too_large, whether or not it declares its length", async () => {
-  const { ask, call } = await question(person, agent);
+  const { ask, call } = await question(s.person, s.agent);
   const huge = JSON.stringify({ outcome: "answered", selected: [], text: "x".repeat(256 * 1024) });
-  const declared = await person.api("POST", `/asks/${ask.id}/reply`, { raw: huge });
+  const declared = await s.person.api("POST", `/asks/${ask.id}/reply`, { raw: huge });
   expect([declared.status, declared.body.code]).toEqual([413, "body.too_large"]);
 
   const bytes = new TextEncoder().encode(huge);
-  const streamed = await person.api("POST", `/asks/${ask.id}/reply`, {
+  const streamed = await s.person.api("POST", `/asks/${ask.id}/reply`, {
     raw: new ReadableStream({
       start(controller) {
         for (let i = 0; i < bytes.length; i += 16 * 1024) controller.enqueue(bytes.subarray(i, i + 16 * 1024));
@@ -139,13 +128,13 @@ test("a body over 256 KiB is refused with 413 body.too_large, whether or not it 
   });
   expect([streamed.status, streamed.body.code]).toEqual([413, "body.too_large"]);
 
-  expect((await person.api("GET", `/asks/${ask.id}`)).body.status).toBe("awaiting_human");
-  await person.reply(ask.id, { outcome: "dismissed" });
+  expect((await s.person.api("GET", `/asks/${ask.id}`)).body.status).toBe("awaiting_human");
+  await s.person.reply(ask.id, { outcome: "dismissed" });
   await call;
 });
 
 test("no request, however odd, is answered with a 500 or a stack trace", async () => {
-  const { ask, call } = await question(person, agent);
+  const { ask, call } = await question(s.person, s.agent);
   const deep = "[".repeat(100_000) + "]".repeat(100_000);
   const odd: [string, string, string?][] = [
     ["GET", "/asks/%E0%A4%A"],
@@ -162,13 +151,13 @@ test("no request, however odd, is answered with a 500 or a stack trace", async (
     ["PUT", "/uploads/%00/%00", "x"],
   ];
   for (const [method, path, raw] of odd) {
-    const res = await fetch(`${relay.url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${person.token}`, "Content-Type": "application/json" }, body: raw });
+    const res = await fetch(`${s.relay.url}/api/v1${path}`, { method, headers: { Authorization: `Bearer ${s.person.token}`, "Content-Type": "application/json" }, body: raw });
     const text = await res.text();
     expect([method, path, res.status < 500]).toEqual([method, path, true]);
     expect(text).not.toMatch(STACK_TRACE);
   }
   // The ask survived all of it untouched.
-  expect((await person.api("GET", `/asks/${ask.id}`)).body.thread).toEqual([]);
-  await person.reply(ask.id, { outcome: "dismissed" });
+  expect((await s.person.api("GET", `/asks/${ask.id}`)).body.thread).toEqual([]);
+  await s.person.reply(ask.id, { outcome: "dismissed" });
   await call;
 });

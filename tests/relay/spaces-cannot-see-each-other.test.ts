@@ -3,7 +3,8 @@ import type { AskEvent } from "@loopback/shared/generated/types";
 import { Agent, refusal } from "../support/agent.ts";
 import { Person } from "../support/person.ts";
 import { RelayProcess } from "../support/relay-process.ts";
-import { assertNoInternalErrors, question, review } from "./open-ask.ts";
+import { assertNoInternalErrors } from "../support/scene.ts";
+import { question, review } from "./open-ask.ts";
 import { put, uploadImage, uploadTicket } from "./upload-image.ts";
 
 let relay: RelayProcess;

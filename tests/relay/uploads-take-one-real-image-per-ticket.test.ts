@@ -1,24 +1,12 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Agent } from "../support/agent.ts";
-import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
-import { assertNoInternalErrors } from "./open-ask.ts";
+import { scene, type Scene } from "../support/scene.ts";
 import { PNG, put, uploadTicket } from "./upload-image.ts";
 
-let relay: RelayProcess;
-let person: Person;
-let agent: Agent;
-
+let s: Scene;
 beforeAll(async () => {
-  relay = await new RelayProcess().start();
-  person = new Person(relay.url, await relay.token("ada"));
-  agent = await Agent.connect(relay.url, await relay.token("ada", { agent: true }));
+  s = await scene();
 });
-afterAll(async () => {
-  await agent.close();
-  await relay.dispose();
-  assertNoInternalErrors(relay.log);
-});
+afterAll(() => s.dispose());
 
 const MAX_BYTES = 10 * 1024 * 1024;
 const bytes = (...parts: (number[] | string | Uint8Array)[]) =>
@@ -43,7 +31,7 @@ function streamedPng(size: number): ReadableStream<Uint8Array> {
 
 test("an image is stored once against its ticket and served back with its type, nosniff and a sandboxing CSP", async () => {
   const before = Date.now();
-  const ticket = await uploadTicket(agent);
+  const ticket = await uploadTicket(s.agent);
   expect(ticket.maxBytes).toBe(MAX_BYTES);
   expect(Date.parse(ticket.expiresAt) - before).toBeGreaterThan(14 * 60_000);
   expect(Date.parse(ticket.expiresAt) - before).toBeLessThanOrEqual(15 * 60_000 + 1000);
@@ -53,7 +41,7 @@ test("an image is stored once against its ticket and served back with its type, 
   expect(stored.status).toBe(201);
   expect(stored.body).toEqual({ uploadId: ticket.uploadId, contentType: "image/png", size: PNG.length });
 
-  const file = await person.api("GET", `/files/${ticket.uploadId}`);
+  const file = await s.person.api("GET", `/files/${ticket.uploadId}`);
   expect(file.status).toBe(200);
   expect(file.headers.get("content-type")).toBe("image/png");
   expect(file.headers.get("x-content-type-options")).toBe("nosniff");
@@ -70,16 +58,16 @@ test("each supported image type is taken by a ticket issued for it", async () =>
     ["image/gif", GIF],
     ["image/webp", WEBP],
   ] as const) {
-    const ticket = await uploadTicket(agent, type);
+    const ticket = await uploadTicket(s.agent, type);
     const res = await put(ticket, image, type);
     expect([type, res.status]).toEqual([type, 201]);
-    const file = await person.api("GET", `/files/${ticket.uploadId}`);
+    const file = await s.person.api("GET", `/files/${ticket.uploadId}`);
     expect(file.headers.get("content-type")).toBe(type);
   }
 });
 
 test("a ticket takes only the Content-Type it was issued for, and a refusal does not spend it", async () => {
-  const ticket = await uploadTicket(agent);
+  const ticket = await uploadTicket(s.agent);
   for (const type of ["image/jpeg", "image/svg+xml", "text/html", "application/octet-stream", ""]) {
     const res = await put(ticket, PNG, type);
     expect([type, res.status, res.body.code]).toEqual([type, 422, "upload.wrong_type"]);
@@ -88,7 +76,7 @@ test("a ticket takes only the Content-Type it was issued for, and a refusal does
 });
 
 test("bytes that are not an image of the ticket's type are refused, however they are labelled", async () => {
-  const ticket = await uploadTicket(agent);
+  const ticket = await uploadTicket(s.agent);
   const markup = [
     '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
     "<!doctype html><html><script>alert(1)</script></html>",
@@ -101,13 +89,13 @@ test("bytes that are not an image of the ticket's type are refused, however they
     const res = await put(ticket, body);
     expect([res.status, res.body.code]).toEqual([422, "upload.not_image"]);
   }
-  const gifTicket = await uploadTicket(agent, "image/gif");
+  const gifTicket = await uploadTicket(s.agent, "image/gif");
   expect((await put(gifTicket, bytes("GIF87b", [0, 0]), "image/gif")).body.code).toBe("upload.not_image");
   expect((await put(ticket, PNG)).status).toBe(201);
 });
 
 test("an image over 10 MiB is refused with 413, whether its length is declared or streamed", async () => {
-  const ticket = await uploadTicket(agent);
+  const ticket = await uploadTicket(s.agent);
   const tooBig = new Uint8Array(MAX_BYTES + 1);
   tooBig.set(PNG.subarray(0, 8));
   const declared = await put(ticket, tooBig);
@@ -121,29 +109,27 @@ test("an image over 10 MiB is refused with 413, whether its length is declared o
 });
 
 test("an unknown upload ticket or file is 404", async () => {
-  const ticket = await uploadTicket(agent);
+  const ticket = await uploadTicket(s.agent);
   const unknown = await put(ticket.uploadUrl.replace(/\/[^/]+$/, "/up_not-a-real-ticket"), PNG);
   expect([unknown.status, unknown.body.code]).toEqual([404, "upload.not_found"]);
   const noSpace = await put(ticket.uploadUrl.replace(/\/uploads\/[^/]+\//, "/uploads/spc_nowhere/"), PNG);
   expect([noSpace.status, noSpace.body.code]).toEqual([404, "upload.not_found"]);
 
-  const notStoredYet = await person.api("GET", `/files/${ticket.uploadId}`);
+  const notStoredYet = await s.person.api("GET", `/files/${ticket.uploadId}`);
   expect([notStoredYet.status, notStoredYet.body.code]).toEqual([404, "file.not_found"]);
-  const never = await person.api("GET", "/files/upl_nothing");
+  const never = await s.person.api("GET", "/files/upl_nothing");
   expect([never.status, never.body.code]).toEqual([404, "file.not_found"]);
 });
 
 test("a ticket past its time is 410 upload.expired", async () => {
   // A relay whose tickets last 50 ms, so expiry can be seen without waiting fifteen minutes.
-  const brief = await new RelayProcess({ env: { LOOPBACK_UPLOAD_TTL_S: "0.05" } }).start();
+  const brief = await scene({ env: { LOOPBACK_UPLOAD_TTL_S: "0.05" } });
   try {
-    const briefAgent = await Agent.connect(brief.url, await brief.token("ada", { agent: true }));
-    const ticket = await uploadTicket(briefAgent);
+    const ticket = await uploadTicket(brief.agent);
     expect(Date.parse(ticket.expiresAt)).toBeLessThanOrEqual(Date.now() + 50);
     await Bun.sleep(100);
     const res = await put(ticket, PNG);
     expect([res.status, res.body.code]).toEqual([410, "upload.expired"]);
-    await briefAgent.close();
   } finally {
     await brief.dispose();
   }
