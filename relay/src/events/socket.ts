@@ -50,7 +50,9 @@ export function upgradeEvents(relay: Relay, request: Request, server: Server<Soc
 
 export function eventSocket(relay: Relay, server: () => Server<SocketData>): WebSocketHandler<SocketData> {
   relay.bus.listen((spaceId, event) => {
-    server().publish(topic(spaceId), JSON.stringify(event));
+    const srv = server();
+    // Serialized only when some inbox of that space listens: an ask can be large.
+    if (srv.subscriberCount(topic(spaceId)) > 0) srv.publish(topic(spaceId), JSON.stringify(event));
   });
   return {
     maxPayloadLength: MAX_CLIENT_FRAME_BYTES,
