@@ -2,7 +2,7 @@
 // figure beside a floor measured in the same run. Prints one table and writes the same as JSON to
 // tests/bench/results/latest.json. `--smoke` runs every part small, for CI (figures not meaningful).
 import { Database } from "bun:sqlite";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
 import { Agent, structured } from "../support/agent.ts";
@@ -248,4 +248,11 @@ console.log(`\nLoopback benchmark${SMOKE ? " (smoke run: small counts, figures n
 const out = join(ROOT, "tests/bench/results");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, SMOKE ? "smoke.json" : "latest.json"), JSON.stringify({ at: new Date().toISOString(), machine, smoke: SMOKE, rows }, null, 2) + "\n");
+// `--readme` puts the table into the README between its bench markers, so the README shows the latest run.
+if (process.argv.includes("--readme") && !SMOKE) {
+  const readme = join(ROOT, "README.md");
+  const text = readFileSync(readme, "utf8");
+  const block = `<!-- bench:start -->\n${new Date().toISOString().slice(0, 10)}, ${machine}\n\n${table}\n<!-- bench:end -->`;
+  writeFileSync(readme, text.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, block));
+}
 process.exit(0);
