@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Agent, structured } from "../support/agent.ts";
 import { EventSocket, Person } from "../support/person.ts";
 import { RelayProcess, ROOT } from "../support/relay-process.ts";
+import { benchSidepanel } from "./sidepanel.ts";
 
 const SMOKE = process.argv.includes("--smoke");
 const N = {
@@ -235,6 +236,10 @@ const tp = await throughput();
 rows.push({ figure: `throughput: ask → reply → return, ${N.throughputAgents} agents`, value: `${Math.round(tp.perSecond)} cycles/s`, goal: "—" });
 
 await relay.dispose();
+
+// The side panel, in real Chromium: opening an ask that holds a large diff and a large code block.
+const panel = await benchSidepanel({ runs: SMOKE ? 3 : 20 });
+rows.push({ figure: "side panel: open a 252 KiB review (176 KiB diff, 93 files + 2,000-line code block)", p50: panel.p50, p99: panel.p99, goal: "—" });
 
 // --- report ---------------------------------------------------------------------------------------
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Bun ${Bun.version}`;

@@ -146,6 +146,8 @@ describe("the extension", () => {
     const id = await openFromList("Cache reads through SQLite");
     const article = panel.locator(`article[data-ask="${id}"]`);
     await article.locator(".highlighted pre.shiki").waitFor({ timeout: STEP_MS });
+    // A line longer than the panel is wide scrolls the code box rather than being cut off.
+    expect(await article.locator(".highlighted pre.shiki").evaluate((pre) => pre.scrollWidth > pre.clientWidth)).toBe(true);
     await article.locator(".d2h-file-wrapper").waitFor({ timeout: STEP_MS });
     const img = article.locator("img[src^='blob:']");
     await img.waitFor({ timeout: STEP_MS });

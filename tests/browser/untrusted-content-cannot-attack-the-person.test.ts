@@ -4,8 +4,9 @@
 // panel and in the web inbox. Neither may run a script, show a dialog, navigate, open a frame, or
 // send a request anywhere but the relay.
 //
-// The side panel runs as shipped, under the extension's Content-Security-Policy, and any CSP
-// violation fails the test (it means something got past the renderers and only the CSP stopped it).
+// The side panel runs as shipped, under the extension's Content-Security-Policy, and a CSP
+// violation in the live page fails the test (something got past the renderers and only the CSP
+// stopped it).
 // The web inbox runs with its CSP switched off, so the renderers alone are what hold; a separate
 // test checks the relay does serve that CSP.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -134,10 +135,11 @@ const HOSTILE_CODE: Block[] = [
   { type: "code", language: "ts", code: "const s = `</span></code></pre><img src=x onerror=\"" + run("ts-template") + "\">`;" },
 ];
 
-/** What one field of each kind of ask gets; anything shorter than a vector's limit takes the short tag. */
+/** An ask the hostile agent opened. */
 interface SentAsk {
   id: string;
-  /** Text the rendered ask must show literally, proving the hostile parts were rendered, as text. */
+  name: string;
+  /** Text the rendered ask must show, proving it was rendered: plain-text fields show their markup literally. */
   shows: string[];
 }
 
@@ -154,16 +156,20 @@ class Watch {
   readonly dialogs: string[] = [];
   readonly popups: string[] = [];
 
-  private constructor(private readonly context: BrowserContext) {}
-
   static async install(context: BrowserContext, allowed: (url: URL) => boolean): Promise<Watch> {
-    const watch = new Watch(context);
+    const watch = new Watch();
     await context.exposeBinding("__pwned", ({ frame }, what: string) => void watch.fired.push(`${what} (in ${frame.url()})`));
     await context.addInitScript(() => {
-      // Something the CSP blocked had got past the renderers: as bad as if it had run.
-      document.addEventListener("securitypolicyviolation", (e) =>
-        (globalThis as unknown as { __pwned(what: string): void }).__pwned(`CSP ${e.effectiveDirective} blocked ${e.blockedURI || "inline"}`),
-      );
+      // Something the CSP blocked had got past the renderers: as bad as if it had run. The one
+      // exception: the sanitizer parses the agent's HTML in an inert DOMParser document, and
+      // Chromium checks each handler attribute there against this page's CSP as it parses,
+      // reporting at the page's document. A handler that reached the live page is reported at its
+      // own element (and is a hazard in findHazards besides).
+      document.addEventListener("securitypolicyviolation", (e) => {
+        if (e.effectiveDirective === "script-src-attr" && e.target === document) return;
+        const where = e.target instanceof Element ? e.target.outerHTML.slice(0, 80) : String(e.target);
+        (globalThis as unknown as { __pwned(what: string): void }).__pwned(`CSP ${e.effectiveDirective} blocked ${e.blockedURI || "inline"} at ${where}`);
+      });
     });
     // Every request is seen, and one for a foreign host recorded and stopped (evil.example would not
     // resolve here anyway, but a failure must not be what keeps this test green).
@@ -189,10 +195,28 @@ class Watch {
     for (const list of [this.fired, this.foreign, this.dialogs, this.popups]) list.length = 0;
   }
 
-  expectClean(): void {
-    expect({ fired: this.fired, foreign: this.foreign, dialogs: this.dialogs, popups: this.popups }).toEqual({ fired: [], foreign: [], dialogs: [], popups: [] });
+  /** What it caught, emptied for the next look. */
+  take() {
+    const caught = { fired: [...this.fired], foreign: [...this.foreign], dialogs: [...this.dialogs], popups: [...this.popups] };
+    this.reset();
+    return caught;
   }
 }
+
+/** Everything an attack could show, for one page at one moment; an ask is harmless when this is all empty. */
+async function inspect(page: Page, watch: Watch, start: string) {
+  return {
+    ...watch.take(),
+    hazards: await page.evaluate(findHazards),
+    bidiLeaks: await page.evaluate(findBidiLeaks),
+    // Long unbroken text wraps or scrolls inside its block; the page never scrolls sideways.
+    sidewaysPx: Math.max(0, await page.evaluate(() => document.documentElement.scrollWidth - innerWidth)),
+    frames: page.frames().length - 1,
+    navigatedTo: page.url().split("#")[0] === start ? null : page.url(),
+  };
+}
+
+const HARMLESS = { fired: [], foreign: [], dialogs: [], popups: [], hazards: [], bidiLeaks: [], sidewaysPx: 0, frames: 0, navigatedTo: null };
 
 /**
  * What in the page could run script or fetch from elsewhere: script elements not the app's own, any
@@ -203,10 +227,14 @@ class Watch {
 function findHazards(): string[] {
   const found: string[] = [];
   const URL_ATTRS = ["href", "src", "srcset", "srcdoc", "background", "poster", "action", "formaction", "data", "xlink:href", "ping", "manifest", "codebase"];
-  const BANNED = "script:not([src]), iframe, frame, frameset, object, embed, applet, base, meta, form, link, svg, math, video, audio, picture, source, template, noscript";
+  // diff2html draws its own file icon as an <svg class="d2h-icon">; no other SVG belongs in an ask.
+  const BANNED = "script:not([src]), iframe, frame, frameset, object, embed, applet, base, meta, form, link, svg:not(.d2h-icon), math, video, audio, picture, source, noscript";
   const show = (el: Element) => `<${el.tagName.toLowerCase()}${[...el.attributes].map((a) => ` ${a.name}="${a.value.slice(0, 60)}"`).join("")}>`;
   const app = document.querySelector("#app") ?? document.body;
-  for (const el of document.querySelectorAll("*")) {
+  // A <template> is inert, but what it holds is checked as if it were not.
+  const everything = (root: ParentNode): Element[] =>
+    [...root.querySelectorAll("*")].flatMap((el) => (el instanceof HTMLTemplateElement ? [el, ...everything(el.content)] : [el]));
+  for (const el of everything(document)) {
     for (const attr of el.attributes) {
       const name = attr.name.toLowerCase();
       const value = attr.value.replace(/[\u0000-\u0020\u00a0]/g, "").toLowerCase();
@@ -229,7 +257,7 @@ function findHazards(): string[] {
       }
     }
   }
-  for (const el of app.querySelectorAll(BANNED)) found.push(`banned element ${show(el)}`);
+  for (const el of everything(app)) if (el.matches(BANNED)) found.push(`banned element ${show(el)}`);
   for (const script of document.scripts) {
     if (!script.src || new URL(script.src).origin !== location.origin) found.push(`foreign script ${show(script)}`);
   }
@@ -304,7 +332,7 @@ async function sendCorpus(): Promise<void> {
     project: `${tag("project")}`,
     content: VECTORS.map(([name, source]): Block => ({ type: "markdown", text: `### ${name}\n\n${source}` })),
   });
-  sent.push({ id: markdownReview, shows: [`Markdown ${tag("review-title")}`, tag("project"), "md javascript link", "raw javascript link", "hover me"] });
+  sent.push({ name: "a review of markdown blocks", id: markdownReview, shows: [`Markdown ${tag("review-title")}`, tag("project"), "md javascript link", "raw javascript link", "hover me"] });
 
   const image = await agent.uploadImage(PNG, `${tag("caption")}"><script>${run("caption-script")}</script>`);
   const codeReview = await open("request_review", {
@@ -318,7 +346,7 @@ async function sendCorpus(): Promise<void> {
       image,
     ],
   });
-  sent.push({ id: codeReview, shows: [`<script>${run("diff-context")}</script>`, `${tag("code-filename")}.html`, `${tag("diff-filename")}.ts`, `${tag("caption")}"><script>`] });
+  sent.push({ name: "a review of code, diffs and an image", id: codeReview, shows: [`<script>${run("diff-context")}</script>`, `${tag("code-filename")}.html`, `${tag("diff-filename")}.ts`, `${tag("caption")}"><script>`] });
 
   const question = await open("ask_question", {
     question: `Which ${tag("question-title")} one?\n\n${ALL_MARKDOWN}`,
@@ -336,7 +364,7 @@ async function sendCorpus(): Promise<void> {
     answer: `Follow-up ${tag("follow-up")}\n\n${ALL_MARKDOWN}`,
     content: [{ type: "diff", diff: HOSTILE_DIFF }, HOSTILE_CODE[1]!],
   });
-  sent.push({ id: question, shows: [tag("label-1"), `<a href="javascript:${run("label-2")}">two</a>`, `Follow-up ${tag("follow-up")}`] });
+  sent.push({ name: "a question with choices and a follow-up", id: question, shows: [tag("label-1"), `<a href="javascript:${run("label-2")}">two</a>`, "Say more?", "Follow-up"] });
 
   const briefing = await open("send_briefing", {
     title: `Briefing ${tag("briefing-title")}`,
@@ -364,14 +392,14 @@ async function sendCorpus(): Promise<void> {
       },
     ],
   });
-  sent.push({ id: briefing, shows: [`Point ${tag("point-title")}`, `Sub-point ${tag("sub-point")}`, `Answer ${tag("briefing-answer")}`, `Section ${tag("section-title")}`] });
+  sent.push({ name: "a briefing answered once", id: briefing, shows: [`Point ${tag("point-title")}`, `Sub-point ${tag("sub-point")}`, `Section ${tag("section-title")}`, "Why?", "Answer"] });
 
   const unicode = await open("ask_question", {
     question: `${"𒐫".repeat(80)}${RTL}gnp.exe\n\n${LONG_UNICODE}`,
     context: LONG_UNICODE,
     project: `${RTL}${"ﷺ".repeat(50)}`,
   });
-  sent.push({ id: unicode, shows: ["gnp.exe"] });
+  sent.push({ name: "a question of long unicode and RTL overrides", id: unicode, shows: ["gnp.exe"] });
 
   const snapshot = await person<Snapshot>("GET", "/snapshot");
   expect(snapshot.open.map((a: Ask) => a.id).sort()).toEqual(sent.map((s) => s.id).sort());
@@ -404,15 +432,9 @@ async function expectEveryAskHarmless(page: Page, watch: Watch): Promise<void> {
   const start = page.url().split("#")[0]!;
   for (const ask of sent) {
     await openFully(page, ask.id);
+    expect({ ask: ask.name, ...(await inspect(page, watch, start)) }).toEqual({ ask: ask.name, ...HARMLESS });
     const text = await page.locator(`article[data-ask="${ask.id}"]`).textContent();
     for (const literal of ask.shows) expect(text).toContain(literal);
-    expect(await page.evaluate(findHazards)).toEqual([]);
-    expect(await page.evaluate(findBidiLeaks)).toEqual([]);
-    // Long unbroken text wraps or scrolls inside its block; the panel never scrolls sideways.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - innerWidth)).toBeLessThanOrEqual(0);
-    expect(page.frames()).toHaveLength(1);
-    expect(page.url().split("#")[0]).toBe(start);
-    watch.expectClean();
   }
   // The code review showed both the highlighted code and diff2html's tables, so they were exercised.
   await openFully(page, sent[1]!.id);
@@ -425,18 +447,19 @@ async function expectEveryAskHarmless(page: Page, watch: Watch): Promise<void> {
   await page.locator(".list-pane").waitFor({ timeout: STEP_MS });
   for (const ask of sent) await page.locator(`[data-ask-row="${ask.id}"]`).waitFor({ timeout: STEP_MS });
   await page.waitForTimeout(SETTLE_MS);
-  expect(await page.evaluate(findHazards)).toEqual([]);
-  expect(await page.evaluate(findBidiLeaks)).toEqual([]);
-  watch.expectClean();
+  expect({ ask: "the list", ...(await inspect(page, watch, start)) }).toEqual({ ask: "the list", ...HARMLESS });
 }
 
-/** The traps catch what they are for: a payload run on purpose, a foreign fetch, an alert. */
-async function expectTrapsLive(page: Page, watch: Watch): Promise<void> {
+/** The traps catch what they are for: a payload run on purpose, a foreign fetch, an alert, and (under a CSP) a live handler. */
+async function expectTrapsLive(page: Page, watch: Watch, { csp }: { csp: boolean }): Promise<void> {
   await page.evaluate(() => (globalThis as unknown as { __pwned(what: string): void }).__pwned("on purpose"));
   await page.evaluate(() => fetch("http://evil.example/on-purpose").catch(() => {}));
   await page.evaluate(() => setTimeout(() => alert("on purpose")));
+  if (csp) await page.evaluate(() => document.body.insertAdjacentHTML("beforeend", `<i hidden onclick="void 0">on purpose</i>`));
   await page.waitForTimeout(300);
   expect(watch.fired.some((f) => f.startsWith("on purpose"))).toBe(true);
+  if (csp) expect(watch.fired.some((f) => f.startsWith("CSP script-src-attr blocked inline at <i hidden"))).toBe(true);
+  await page.evaluate(() => document.querySelectorAll("i[onclick]").forEach((i) => i.remove()));
   expect(watch.foreign).toContain("http://evil.example/on-purpose");
   expect(watch.dialogs).toContain("alert: on purpose");
   watch.reset();
@@ -445,8 +468,8 @@ async function expectTrapsLive(page: Page, watch: Watch): Promise<void> {
 describe("untrusted content cannot attack the person", () => {
   beforeAll(async () => {
     await ensureBuilt();
-    // Blocking tools return `pending` at once, so one agent can open every ask without waiting on it.
-    relay = await TestRelay.start({ LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0" });
+    // Blocking tools return `pending` after 100 ms, so one agent can open every ask without waiting on it.
+    relay = await TestRelay.start({ LOOPBACK_WAIT_BUDGET_S: "0.1", LOOPBACK_PROGRESS_EVERY_S: "0" });
     personToken = await relay.token("Ada");
     const agentToken = await relay.token("Ada", true);
     // Even the name the agent's client announces is shown, so it is hostile too.
@@ -469,7 +492,7 @@ describe("untrusted content cannot attack the person", () => {
     const watch = await Watch.install(extension.context, (url) => url.origin === relayOrigin || url.protocol === "chrome-extension:" || url.protocol === "blob:" || url.protocol === "data:");
     const panel = await extension.page("sidepanel.html");
     await panel.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
-    await expectTrapsLive(panel, watch);
+    await expectTrapsLive(panel, watch, { csp: true });
     await expectEveryAskHarmless(panel, watch);
     await panel.close();
   }, 180_000);
@@ -483,7 +506,7 @@ describe("untrusted content cannot attack the person", () => {
     await page.fill("#token", personToken);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
-    await expectTrapsLive(page, watch);
+    await expectTrapsLive(page, watch, { csp: false });
     await expectEveryAskHarmless(page, watch);
     await page.close();
   }, 180_000);

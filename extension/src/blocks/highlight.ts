@@ -1,4 +1,4 @@
-import type { HighlighterCore, LanguageRegistration, ThemeRegistration } from "shiki/core";
+import type { GrammarState, HighlighterCore, LanguageRegistration, ThemeRegistration } from "shiki/core";
 
 type Loader<T> = () => Promise<{ default: T }>;
 
@@ -45,9 +45,11 @@ export const HIGHLIGHT_LIMIT_CHARS = 100_000;
 
 /** The grammar for a language name or a file name, if one is bundled. */
 export function resolveLanguage(language?: string, filename?: string): string | null {
+  // Own keys only: an agent's "constructor" or "__proto__" must not find Object.prototype.
   const fromName = (name: string) => {
     const key = name.toLowerCase();
-    return key in LANGUAGES ? key : (ALIASES[key] ?? null);
+    if (Object.hasOwn(LANGUAGES, key)) return key;
+    return Object.hasOwn(ALIASES, key) ? ALIASES[key]! : null;
   };
   if (language) {
     const found = fromName(language);
@@ -62,42 +64,119 @@ export function resolveLanguage(language?: string, filename?: string): string | 
   return null;
 }
 
-let highlighter: Promise<HighlighterCore> | null = null;
+type Root = ReturnType<HighlighterCore["codeToHast"]>;
+type Element = Extract<Root["children"][number], { type: "element" }>;
+
+interface Shiki {
+  core: HighlighterCore;
+  toHtml: (root: Root) => string;
+}
+
+let shiki: Promise<Shiki> | null = null;
 const loaded = new Map<string, Promise<void>>();
 
-function getHighlighter(): Promise<HighlighterCore> {
-  highlighter ??= (async () => {
-    const [{ createHighlighterCore }, { createJavaScriptRegexEngine }, light, dark] = await Promise.all([
+function getShiki(): Promise<Shiki> {
+  shiki ??= (async () => {
+    const [{ createHighlighterCore, hastToHtml }, { createJavaScriptRegexEngine }, light, dark] = await Promise.all([
       import("shiki/core"),
       import("shiki/engine/javascript"),
       import("shiki/themes/github-light.mjs") as Promise<{ default: ThemeRegistration }>,
       import("shiki/themes/github-dark.mjs") as Promise<{ default: ThemeRegistration }>,
     ]);
-    return createHighlighterCore({
+    const core = await createHighlighterCore({
       themes: [light.default, dark.default],
       langs: [],
       engine: createJavaScriptRegexEngine({ forgiving: true }),
     });
+    return { core, toHtml: hastToHtml };
   })();
-  return highlighter;
+  return shiki;
 }
 
+/** Lines highlighted in one step: more than a code block shows at once, few enough to take a few ms. */
+export const HIGHLIGHT_STEP_LINES = 150;
+
+export interface Highlight {
+  /** The themes' colours as CSS variables, for the `<pre>` around the lines. */
+  style: string;
+  /** The lines highlighted so far, one string of HTML per step of HIGHLIGHT_STEP_LINES lines. */
+  steps: string[];
+  /** How many lines the steps cover. */
+  lines: number;
+  done: boolean;
+}
+
+// Finished highlights, newest last, so reopening an ask (j/k through reviews) shows its code at once.
+const CACHE_CHARS = 8_000_000;
+const cache = new Map<string, Highlight>();
+let cachedChars = 0;
+const sizeOf = (key: string, result: Highlight) => result.steps.reduce((n, step) => n + step.length, key.length);
+
+function remember(key: string, result: Highlight): void {
+  cache.set(key, result);
+  cachedChars += sizeOf(key, result);
+  for (const [old, kept] of cache) {
+    if (cachedChars <= CACHE_CHARS || cache.size === 1) break;
+    cache.delete(old);
+    cachedChars -= sizeOf(old, kept);
+  }
+}
+
+// scheduler.yield where there is one: nested timeouts are clamped to 4 ms each.
+const scheduler = (globalThis as { scheduler?: { yield?: () => Promise<void> } }).scheduler;
+const nextTask = () => scheduler?.yield?.() ?? new Promise<void>((resolve) => setTimeout(resolve, 0));
+
 /**
- * The code as highlighted HTML with both themes as CSS variables (the stylesheet picks one by
- * colour scheme), or null when it is too large or no grammar fits.
+ * The code highlighted with both themes as CSS variables (the stylesheet picks one by colour
+ * scheme), or null when it is too large or no grammar fits. A long file is highlighted
+ * HIGHLIGHT_STEP_LINES at a time, yielding to the page between steps, so the lines in view are
+ * highlighted at once and the rest never holds up the panel; `onStep` sees each step.
  */
-export async function highlight(code: string, language: string | null): Promise<string | null> {
-  if (!language || !(language in LANGUAGES) || code.length > HIGHLIGHT_LIMIT_CHARS) return null;
-  const core = await getHighlighter();
+export async function highlight(
+  code: string,
+  language: string | null,
+  onStep?: (progress: Highlight) => void,
+  signal?: AbortSignal,
+): Promise<Highlight | null> {
+  if (!language || !Object.hasOwn(LANGUAGES, language) || code.length > HIGHLIGHT_LIMIT_CHARS) return null;
+  const key = `${language}\0${code}`;
+  const cached = cache.get(key);
+  if (cached) {
+    cache.delete(key);
+    cache.set(key, cached);
+    onStep?.(cached);
+    return cached;
+  }
+  const { core, toHtml } = await getShiki();
   let loading = loaded.get(language);
   if (!loading) {
     loading = LANGUAGES[language]!().then((mod) => core.loadLanguage(mod.default));
     loaded.set(language, loading);
   }
   await loading;
-  return core.codeToHtml(code, {
-    lang: language,
-    themes: { light: "github-light", dark: "github-dark" },
-    defaultColor: false,
-  });
+
+  const lines = code.split("\n");
+  const progress: Highlight = { style: "", steps: [], lines: 0, done: false };
+  let grammarState: GrammarState | undefined;
+  while (progress.lines < lines.length) {
+    if (progress.lines > 0) await nextTask();
+    if (signal?.aborted) return null;
+    const step = lines.slice(progress.lines, progress.lines + HIGHLIGHT_STEP_LINES);
+    const root = core.codeToHast(step.join("\n"), {
+      lang: language,
+      themes: { light: "github-light", dark: "github-dark" },
+      defaultColor: false,
+      grammarState,
+    });
+    grammarState = core.getLastGrammarState(root);
+    const pre = root.children[0] as Element;
+    const inner = (pre.children[0] as Element).children;
+    progress.style ||= String(pre.properties.style ?? "");
+    progress.steps = [...progress.steps, toHtml({ type: "root", children: inner })];
+    progress.lines += step.length;
+    progress.done = progress.lines >= lines.length;
+    onStep?.({ ...progress });
+  }
+  remember(key, progress);
+  return progress;
 }

@@ -46,7 +46,8 @@ const ALLOWED_VALUE = /^(?:https?:|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i;
 const PURIFY_CONFIG = {
   ALLOWED_URI_REGEXP: ALLOWED_VALUE,
   FORBID_TAGS: ["img", "style", "form", "button", "textarea", "select", "iframe", "object", "embed", "svg", "math", "video", "audio", "picture", "source", "link", "meta", "base"],
-  FORBID_ATTR: ["style", "srcset", "src", "action", "formaction", "id", "name"],
+  // `background` on a table or cell still fetches its image in Chromium: a tracking pixel.
+  FORBID_ATTR: ["style", "srcset", "src", "background", "action", "formaction", "id", "name"],
 };
 
 /** GitHub-flavoured markdown as HTML that is safe to insert: no scripts, handlers, images or non-http links. */

@@ -55,6 +55,12 @@ describe("markdown", () => {
     expect(link.textContent).toContain("diagram");
   });
 
+  it("drops the legacy background attribute, which still fetches its image", () => {
+    const html = dom('<table background="https://tracker.example/t.gif"><tr><td background="https://tracker.example/d.gif">cell</td></tr></table>');
+    expect(html.querySelector("td")?.textContent).toBe("cell");
+    expect(html.querySelector("[background]")).toBeNull();
+  });
+
   it("removes forms and iframes that could phish from inside the panel", () => {
     const html = dom('<form action="https://evil"><input type="password"><button>go</button></form><iframe src="https://x"></iframe>');
     expect(html.querySelector("form, iframe, button, input[type=password]")).toBeNull();

@@ -29,7 +29,7 @@ export class TestRelay {
     private readonly env: Record<string, string>,
   ) {}
 
-  /** `env` adds to the relay's environment, e.g. `LOOPBACK_WAIT_BUDGET_S: "0"` so blocking tools return at once. */
+  /** `env` adds to the relay's environment, e.g. `LOOPBACK_WAIT_BUDGET_S: "0.1"` so blocking tools return `pending` quickly. */
   static async start(env: Record<string, string> = {}): Promise<TestRelay> {
     const relay = new TestRelay(await freePort(), env);
     await relay.up();
