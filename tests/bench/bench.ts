@@ -183,9 +183,11 @@ async function throughput() {
   let cycles = 0;
   const deadline = now() + N.throughputSeconds * 1000;
   await Promise.all(
-    agents.map(async (agent) => {
-      while (now() < deadline) {
-        structured(await agent.call("ask_question", { question: "Go?", project: "cycles", options: [{ label: "A" }, { label: "B" }] }));
+    agents.map(async (agent, i) => {
+      // Each question is its own: the same input from the same person would pick up the same ask.
+      for (let n = 0; now() < deadline; n++) {
+        const result = structured(await agent.call("ask_question", { question: `Go ${i}.${n}?`, project: "cycles", options: [{ label: "A" }, { label: "B" }] }));
+        if (!result.reply) throw new Error(`cycle ended without a reply: ${JSON.stringify(result)}`);
         cycles++;
       }
     }),

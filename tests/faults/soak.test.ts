@@ -50,7 +50,9 @@ test(`agents and people asking and replying for ${SECONDS} s meet no error and l
       for (let n = 0; Date.now() < deadline; n++) {
         const { name, args } = calls[(i + n) % calls.length];
         try {
-          structured(await agent.call(name, args));
+          // Distinct per call: the same input from the same person would pick up the same ask.
+          const result = structured(await agent.call(name, { ...args, project: `soak-${i}-${n}` }));
+          if (!result.reply) throw new Error(`no reply: ${JSON.stringify(result)}`);
           cycles++;
         } catch (e) {
           errors.push(String(e));

@@ -31,7 +31,7 @@ import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import type { EventBus } from "../events/event-bus.ts";
-import { newId } from "../ids.ts";
+import { hashSecret, newId } from "../ids.ts";
 import type { AskStore, StoredAsk } from "../storage/ask-store.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import { Followers, type Follower } from "./followers.ts";
@@ -140,13 +140,18 @@ export class AskService {
       const revised = this.store.get((input as ReviewInput).revises!);
       if (!revised || revised.spaceId !== caller.spaceId || revised.ask.kind !== "review") throw problem("ask.revises_unknown");
     }
+    // An agent whose call was cut off (a crash, a client timeout) asks again with the same input: it
+    // picks up the same ask, and any reply given meanwhile, instead of putting the question twice.
+    const fingerprint = hashSecret(`${caller.person.id}\n${what.kind}\n${JSON.stringify(input)}`);
+    const resumable = this.store.findResumable(caller.spaceId, fingerprint);
+    if (resumable) return this.withWaiting(resumable.ask);
     const ask = openAsk(what.kind, input as any, {
       id: newId("ask"),
       at: this.clock.now(),
       client,
       raisedBy: caller.person,
     });
-    this.store.insert(caller.spaceId, ask);
+    this.store.insert(caller.spaceId, ask, fingerprint);
     this.bus.publish(caller.spaceId, "ask.opened", this.withWaiting(ask));
     return ask;
   }

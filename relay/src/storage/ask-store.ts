@@ -42,14 +42,22 @@ export class AskStore {
   #moveAsk;
   #insertEntry;
   #claim;
+  #byFingerprint;
 
   constructor(private db: Db) {
     const p = sql.placeholder;
+    this.#byFingerprint = db
+      .select({ id: asks.id })
+      .from(asks)
+      .where(and(eq(asks.spaceId, p("spaceId")), eq(asks.fingerprint, p("fingerprint"))))
+      .orderBy(desc(asks.createdAt))
+      .limit(5)
+      .prepare();
     this.#byId = db.select().from(asks).where(eq(asks.id, p("id"))).prepare();
     this.#threadOf = db.select().from(entries).where(eq(entries.askId, p("id"))).orderBy(asc(entries.seq)).prepare();
     this.#insertAsk = db
       .insert(asks)
-      .values({ id: p("id"), spaceId: p("spaceId"), kind: p("kind"), status: p("status"), revision: p("revision"), opening: p("opening"), createdAt: p("createdAt"), updatedAt: p("updatedAt") })
+      .values({ id: p("id"), spaceId: p("spaceId"), kind: p("kind"), status: p("status"), revision: p("revision"), opening: p("opening"), createdAt: p("createdAt"), updatedAt: p("updatedAt"), fingerprint: p("fingerprint") })
       .prepare();
     this.#moveAsk = db
       .update(asks)
@@ -90,9 +98,10 @@ export class AskStore {
    * the commit does not wait for the disk: a crashed process keeps it, and the next durable commit
    * (a reply, a task) carries it to disk with everything before it.
    */
-  insert(spaceId: string, ask: Ask): void {
+  insert(spaceId: string, ask: Ask, fingerprint?: string): void {
     const openingJson = JSON.stringify(opening(ask));
     lightly(this.db, () => this.#insertAsk.run({
+      fingerprint: fingerprint ?? null,
       id: ask.id,
       spaceId,
       kind: ask.kind,
@@ -140,6 +149,21 @@ export class AskStore {
     const cached = this.#cache.get(askId);
     if (cached) cached.delivered = next;
     return true;
+  }
+
+  /**
+   * The newest ask opened with this fingerprint that an agent asking again should pick up: still the
+   * person's move, or holding a reply no agent has been handed.
+   */
+  findResumable(spaceId: string, fingerprint: string): StoredAsk | undefined {
+    const rows = this.#byFingerprint.all({ spaceId, fingerprint });
+    for (const { id } of rows) {
+      const stored = this.get(id);
+      if (!stored) continue;
+      const replies = stored.ask.thread.filter((e) => e.author === "human").length;
+      if (stored.ask.status === "awaiting_human" || replies > stored.delivered) return stored;
+    }
+    return undefined;
   }
 
   get(id: string): StoredAsk | undefined {

@@ -49,10 +49,13 @@ export const asks = sqliteTable(
     closedAt: text("closed_at"),
     /** How many of the person's turns an agent has been handed: the next call gets the one after. */
     delivered: integer("delivered").notNull().default(0),
+    /** The same input from the same person: an agent asking again picks the ask up instead of opening another. */
+    fingerprint: text("fingerprint"),
   },
   (t) => [
     index("asks_open").on(t.spaceId, t.status, t.createdAt),
     index("asks_closed").on(t.spaceId, t.closedAt),
+    index("asks_fingerprint").on(t.spaceId, t.fingerprint),
   ],
 );
 

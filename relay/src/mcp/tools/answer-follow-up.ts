@@ -1,6 +1,6 @@
 import type { FollowUpInput } from "@loopback/shared/generated/types";
 import type { BlockingTool } from "../tool.ts";
-import { WAIT_WORDS } from "./project-words.ts";
+import { WAIT_WORDS, RESUME_WORDS } from "./words.ts";
 
 export const answerFollowUp: BlockingTool = {
   kind: "blocking",
@@ -9,6 +9,7 @@ export const answerFollowUp: BlockingTool = {
   description: [
     "Answer the question the person asked back (a `follow_up` reply) on a question or review of yours, then wait for their decision. `answer` is markdown; add `content` blocks (code, diff, image) when showing is clearer than telling.",
     WAIT_WORDS,
+    RESUME_WORDS,
     "The reply is what the original ask takes: for a question `answered`, `follow_up` again or `dismissed`; for a review `approved`, `changes_requested`, `follow_up` again or `dismissed`.",
   ].join("\n\n"),
   start: ({ relay, caller }, args) => ({ askId: relay.asks.answerFollowUp(caller, args as FollowUpInput).id }),

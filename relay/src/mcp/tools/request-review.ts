@@ -1,6 +1,6 @@
 import type { ReviewInput } from "@loopback/shared/generated/types";
 import type { BlockingTool } from "../tool.ts";
-import { PROJECT_WORDS, WAIT_WORDS } from "./project-words.ts";
+import { PROJECT_WORDS, WAIT_WORDS, ASK_AGAIN_WORDS } from "./words.ts";
 
 export const requestReview: BlockingTool = {
   kind: "blocking",
@@ -10,6 +10,7 @@ export const requestReview: BlockingTool = {
     "Show the person something you made — code, a diff, copy, a plan, a screenshot — and wait for their verdict. Use it before anything hard to undo (a migration, a release, a large refactor, a message sent on their behalf) and whenever they asked to see work first.",
     "`content` is a list of blocks shown in order: `{type:\"markdown\", text}`, `{type:\"code\", code, language, filename}`, `{type:\"diff\", diff, filename}` (a unified diff as `git diff` prints it), `{type:\"image\", uploadId, caption}` (upload the image first: `get_upload_ticket`, then run its `command`). Say in `summary` what changed or what to look at. Everything together may be at most 256 KiB: show the part that matters, or split it into several reviews.",
     WAIT_WORDS,
+    ASK_AGAIN_WORDS,
     "The reply is one of: `approved` (go ahead; `note` may add something); `changes_requested` (do what `feedback` says, then send a new review with `revises` set to this review's `askId`); `follow_up` (they asked you something in `question`: answer with `answer_follow_up`); `dismissed` (they declined to review it: do not proceed as if approved).",
     PROJECT_WORDS,
   ].join("\n\n"),

@@ -1,0 +1,57 @@
+// An agent whose call was cut off asks again with the same input: it picks up the same ask, and any
+// reply given meanwhile, instead of putting the question to the person twice.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Agent, structured } from "../support/agent.ts";
+import { askWhen, newProject, openedAsk, running, scene, until, type Scene } from "../support/scene.ts";
+
+let s: Scene;
+beforeAll(async () => {
+  s = await scene({ env: { LOOPBACK_WAIT_BUDGET_S: "0" } });
+});
+afterAll(() => s.dispose());
+
+const question = (project: string) => ({ question: "Ship it on Friday?", project, options: [{ label: "Yes" }, { label: "No" }] });
+
+test("a call cut off mid-wait, asked again after the person replied, returns that reply at once and opens nothing new", async () => {
+  const project = newProject();
+  const first = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+  const call = running(first.call("ask_question", question(project)).catch((e) => e));
+  const ask = await openedAsk(s.person, project, call);
+  await first.close(); // the connection dies with the call
+  await askWhen(s.person, ask.id, (a) => !a.waiting, "the cut-off call stops waiting");
+  expect((await s.person.reply(ask.id, { outcome: "answered", selected: ["No"] })).status).toBe(200);
+
+  const again = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+  expect(structured(await again.call("ask_question", question(project)))).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["No"] } });
+  const snapshot = await s.person.snapshot();
+  expect([...snapshot.open, ...snapshot.recent].filter((a) => a.project === project)).toHaveLength(1);
+  await again.close();
+});
+
+test("asking the same while the person still has it follows the same ask, and the newer call alone gets the reply", async () => {
+  const project = newProject();
+  const older = running(s.agent.call("ask_question", question(project)));
+  const ask = await openedAsk(s.person, project, older);
+  const newer = running(s.agent.call("ask_question", question(project)));
+  const superseded = structured(await older);
+  expect(superseded.askId).toBe(ask.id);
+  expect(superseded.pending).toBeDefined();
+  expect((await s.person.reply(ask.id, { outcome: "answered", selected: ["Yes"] })).status).toBe(200);
+  expect(structured(await newer)).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["Yes"] } });
+  expect((await s.person.snapshot()).open.filter((a) => a.project === project)).toHaveLength(0);
+});
+
+test("once a reply was handed over, the same input opens a new ask: the person is asked again", async () => {
+  const project = newProject();
+  const first = running(s.agent.call("ask_question", question(project)));
+  const ask = await openedAsk(s.person, project, first);
+  await s.person.reply(ask.id, { outcome: "answered", selected: ["Yes"] });
+  expect(structured(await first).reply).toEqual({ outcome: "answered", selected: ["Yes"] });
+
+  const second = running(s.agent.call("ask_question", question(project)));
+  const reopenedId = await until(async () => (await s.person.snapshot()).open.find((a) => a.project === project && a.id !== ask.id)?.id, "a new ask opens");
+  const reopened = await askWhen(s.person, reopenedId, (a) => a.status === "awaiting_human", "the new ask is the person's move");
+  expect(reopened.id).not.toBe(ask.id);
+  await s.person.reply(reopened.id, { outcome: "dismissed" });
+  expect(structured(await second)).toEqual({ askId: reopened.id, reply: { outcome: "dismissed" } });
+});
