@@ -333,7 +333,7 @@ export class AskService {
     return shown;
   }
 
-  /** After a restart nobody follows any ask yet: nothing to store, since `waiting` lives in memory. */
+  /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */
   get waitingCount(): number {
     return this.followers.count;
   }

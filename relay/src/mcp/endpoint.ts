@@ -40,10 +40,6 @@ export class McpEndpoint {
     this.#sweeper.unref?.();
   }
 
-  get sessionCount(): number {
-    return this.#sessions.size;
-  }
-
   async handle(request: Request, address: string): Promise<Response> {
     try {
       this.assertTrustedOrigin(request);

@@ -25,7 +25,6 @@ interface TaskRequest {
   resume: boolean;
 }
 
-const TERMINAL = new Set(["completed", "failed", "cancelled"]);
 
 export class SqliteTaskStore implements TaskStore {
   constructor(
@@ -146,4 +145,3 @@ function toTask(row: Row): Task {
   };
 }
 
-export const isTerminal = (status: string) => TERMINAL.has(status);

@@ -200,11 +200,6 @@ export class AskStore {
     return this.withThreads(rows);
   }
 
-  /** Asks some agent may still be waiting on: for marking them not waiting after a restart. */
-  openIds(): string[] {
-    return this.db.select({ id: asks.id }).from(asks).where(ne(asks.status, "closed")).all().map((r) => r.id);
-  }
-
   private withThreads(rows: AskRow[]): Ask[] {
     const missing = rows.filter((r) => !this.#cache.has(r.id));
     const byAsk = new Map<string, EntryRow[]>();

@@ -17,5 +17,3 @@ function starts(b: Uint8Array, sig: number[]): boolean {
 }
 
 export const isImageOfType = (type: ImageType, bytes: Uint8Array) => SIGNATURES[type](bytes);
-
-export const IMAGE_TYPES = Object.keys(SIGNATURES) as ImageType[];

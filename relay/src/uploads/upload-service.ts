@@ -10,7 +10,7 @@ import { hashSecret, newId, newSecret } from "../ids.ts";
 import { changed, type Db } from "../storage/db.ts";
 import { uploads } from "../storage/schema.ts";
 import { readCapped } from "../read-capped.ts";
-import { IMAGE_TYPES, isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
+import { isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
 
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
 
@@ -87,9 +87,5 @@ export class UploadService {
         .get();
       return !row?.storedAt;
     });
-  }
-
-  static isImageType(value: string): value is ImageType {
-    return (IMAGE_TYPES as string[]).includes(value);
   }
 }
