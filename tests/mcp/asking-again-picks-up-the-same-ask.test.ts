@@ -28,17 +28,21 @@ test("a call cut off mid-wait, asked again after the person replied, returns tha
   await again.close();
 });
 
-test("asking the same while the person still has it follows the same ask, and the newer call alone gets the reply", async () => {
+test("asking the same while the person still has it follows the same ask, and both calls get the one reply", async () => {
   const project = newProject();
   const older = running(s.agent.call("ask_question", question(project)));
   const ask = await openedAsk(s.person, project, older);
-  const newer = running(s.agent.call("ask_question", question(project)));
-  const superseded = structured(await older);
-  expect(superseded.askId).toBe(ask.id);
-  expect(superseded.pending).toBeDefined();
+  const other = await Agent.connect(s.relay.url, s.agentToken, "another-agent", "1.0");
+  const newer = running(other.call("ask_question", question(project)));
+  await Bun.sleep(200);
+  expect(older.settled).toBe(false);
   expect((await s.person.reply(ask.id, { outcome: "answered", selected: ["Yes"] })).status).toBe(200);
-  expect(structured(await newer)).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["Yes"] } });
-  expect((await s.person.snapshot()).open.filter((a) => a.project === project)).toHaveLength(0);
+  const reply = { askId: ask.id, reply: { outcome: "answered", selected: ["Yes"] } };
+  expect(structured(await older)).toEqual(reply);
+  expect(structured(await newer)).toEqual(reply);
+  const snapshot = await s.person.snapshot();
+  expect([...snapshot.open, ...snapshot.recent].filter((a) => a.project === project)).toHaveLength(1);
+  await other.close();
 });
 
 test("once a reply was handed over, the same input opens a new ask: the person is asked again", async () => {

@@ -184,19 +184,15 @@ export class AskService {
    * budget runs out first; the reply then waits, stored, for the next follow.
    */
   async follow(caller: Caller, askId: string, opts: FollowOptions): Promise<ToolReply> {
-    this.load(caller, askId);
+    const from = this.handedBefore(caller, askId, opts.resume ?? false);
     const started = Date.now();
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
-    let ended: "superseded" | "stopping" | undefined = this.#stopping ? "stopping" : undefined;
+    let stopping = this.#stopping;
     const follower: Follower = {
       wake: () => wake(),
-      supersede: () => {
-        ended ??= "superseded";
-        wake();
-      },
       release: () => {
-        ended = "stopping";
+        stopping = true;
         wake();
       },
     };
@@ -211,11 +207,11 @@ export class AskService {
         timers.push(setInterval(() => opts.onProgress!(Date.now() - started), every));
       }
       for (;;) {
-        const reply = this.claim(askId, opts.resume ?? false);
+        const reply = this.take(askId, from);
         if (reply) return { askId, reply };
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
         const waited = Date.now() - started;
-        if (ended || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return this.pending(askId, waited, ended);
+        if (stopping || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return this.pending(askId, waited, stopping);
         await changed;
         changed = new Promise<void>((r) => (wake = r));
       }
@@ -227,32 +223,39 @@ export class AskService {
   }
 
   /**
-   * The person's reply the agent has not been handed yet, marked handed in the same step. With
-   * `resume`, an ask that is no longer the person's move gives its latest reply again: the agent
-   * evidently lost the result that carried it.
+   * How many of the person's turns a new follower counts as already handed over: those handed to
+   * earlier calls. With `resume`, an ask that is no longer the person's move counts one fewer, so its
+   * latest reply is handed over again: the agent evidently lost the result that carried it.
    */
-  private claim(askId: string, resume: boolean): Reply | undefined {
-    for (;;) {
-      const stored = this.store.get(askId);
-      if (!stored) return undefined;
-      const human = stored.ask.thread.filter((e): e is HumanEntry => e.author === "human");
-      if (human.length > stored.delivered) {
-        // Hand over the newest: an older one was overtaken (a briefing dismissed on the agent's turn).
-        if (this.store.claimDelivery(askId, stored.delivered, human.length)) return human.at(-1)!.reply;
-        continue;
-      }
-      if (resume && stored.ask.status !== "awaiting_human" && human.length > 0) return human.at(-1)!.reply;
-      return undefined;
-    }
+  handedBefore(caller: Caller, askId: string, resume: boolean): number {
+    const stored = this.load(caller, askId);
+    const replies = stored.ask.thread.filter((e) => e.author === "human").length;
+    if (resume && stored.ask.status !== "awaiting_human" && replies > 0) return Math.min(stored.delivered, replies - 1);
+    return stored.delivered;
+  }
+
+  /**
+   * The person's newest reply if they replied after the first `from` turns, recorded as handed over.
+   * Every follower waiting at the time gets it: two calls on one ask (two agents asking the same, or
+   * a call and its retry) both hear the answer, and neither is cut short for the other.
+   */
+  private take(askId: string, from: number): Reply | undefined {
+    const stored = this.store.get(askId);
+    if (!stored) return undefined;
+    const human = stored.ask.thread.filter((e): e is HumanEntry => e.author === "human");
+    if (human.length <= from) return undefined;
+    // Hand over the newest: an older one was overtaken (a briefing dismissed on the agent's turn).
+    if (human.length > stored.delivered) this.store.claimDelivery(askId, stored.delivered, human.length);
+    return human.at(-1)!.reply;
   }
 
   /**
    * A look for the reply without waiting, for an agent that follows an ask by polling (an MCP task).
    * Each poll keeps the ask `waiting` for `leaseMs`; an agent that stops polling stops waiting.
    */
-  poll(caller: Caller, askId: string, opts: { resume?: boolean; leaseMs: number }): ToolReply | undefined {
+  poll(caller: Caller, askId: string, opts: { from: number; leaseMs: number }): ToolReply | undefined {
     this.load(caller, askId);
-    const reply = this.claim(askId, opts.resume ?? false);
+    const reply = this.take(askId, opts.from);
     if (reply) {
       this.endLease(askId);
       return { askId, reply };
@@ -269,7 +272,7 @@ export class AskService {
       held.timer.refresh();
       return;
     }
-    const follower: Follower = { wake: () => {}, supersede: () => {}, release: () => {} };
+    const follower: Follower = { wake: () => {}, release: () => {} };
     const timer = setTimeout(() => this.endLease(askId), ms);
     timer.unref?.();
     this.#leases.set(askId, { follower, timer });
@@ -284,14 +287,11 @@ export class AskService {
     if (this.followers.remove(askId, held.follower)) this.announce(askId);
   }
 
-  private pending(askId: string, waitedMs: number, ended?: "superseded" | "stopping"): ToolReply {
+  private pending(askId: string, waitedMs: number, stopping: boolean): ToolReply {
     const waitedSeconds = Math.round(waitedMs / 1000);
-    const message =
-      ended === "superseded"
-        ? `Another call took over the wait on ${askId}. Nothing is lost: call wait_for_reply with askId "${askId}" if you still need the reply.`
-        : ended === "stopping"
-          ? `The relay is restarting; the person has not replied yet. Nothing is lost: call wait_for_reply with askId "${askId}" in a few seconds to keep waiting for their reply.`
-          : `The person has not replied yet (waited ${waitedSeconds} s). Nothing is lost: call wait_for_reply with askId "${askId}" now to keep waiting for their reply.`;
+    const message = stopping
+      ? `The relay is restarting; the person has not replied yet. Nothing is lost: call wait_for_reply with askId "${askId}" in a few seconds to keep waiting for their reply.`
+      : `The person has not replied yet (waited ${waitedSeconds} s). Nothing is lost: call wait_for_reply with askId "${askId}" now to keep waiting for their reply.`;
     return { askId, pending: { waitedSeconds, message } };
   }
 

@@ -3,8 +3,6 @@
 export interface Follower {
   /** Called when the ask changes, so the follower can look for a reply. */
   wake(): void;
-  /** Called when a newer follower of the same ask takes over: the older one is a leftover. */
-  supersede(): void;
   /** Called when the relay stops: the wait ends now, and the agent comes back for the reply. */
   release(): void;
 }
@@ -16,7 +14,6 @@ export class Followers {
   add(askId: string, follower: Follower): boolean {
     const set = this.#byAsk.get(askId);
     if (set) {
-      for (const older of set) older.supersede();
       set.add(follower);
       return false;
     }

@@ -22,7 +22,8 @@ type Row = typeof tasks.$inferSelect;
 
 interface TaskRequest {
   tool: string;
-  resume: boolean;
+  /** The person's turns already handed over when the task began: it completes with a later one. */
+  from: number;
 }
 
 
@@ -42,7 +43,7 @@ export class SqliteTaskStore implements TaskStore {
       askId: askId ?? null,
       status: failed ? "failed" : "working",
       statusMessage: failed ? "The tool refused the call." : "Waiting for the person's reply.",
-      request: JSON.stringify({ tool, resume } satisfies TaskRequest),
+      request: JSON.stringify({ tool, from: askId && !failed ? this.relay.asks.handedBefore(this.caller, askId, resume) : 0 } satisfies TaskRequest),
       result: failed ? JSON.stringify(failed) : null,
       ttlMs: ttl,
       pollIntervalMs: TASK_POLL_INTERVAL_MS,
@@ -96,9 +97,9 @@ export class SqliteTaskStore implements TaskStore {
   /** A working task whose ask has a reply for the agent becomes completed, with that reply. */
   private advance(row: Row): Row {
     if (row.status !== "working" || !row.askId) return row;
-    const { resume } = JSON.parse(row.request) as TaskRequest;
+    const { from = 0 } = JSON.parse(row.request) as Partial<TaskRequest>;
     try {
-      const reply = this.relay.asks.poll(this.caller, row.askId, { resume, leaseMs: LEASE_MS });
+      const reply = this.relay.asks.poll(this.caller, row.askId, { from, leaseMs: LEASE_MS });
       if (!reply) return row;
       return this.update(row.id, { status: "completed", statusMessage: "The person replied.", result: JSON.stringify(toolResult(reply)) });
     } catch (e) {
