@@ -62,7 +62,8 @@ export class RelayProcess {
     this.#proc = proc;
     void collect(proc.stdout as ReadableStream<Uint8Array>, (s) => (this.#log += s));
     void collect(proc.stderr as ReadableStream<Uint8Array>, (s) => (this.#log += s));
-    const deadline = Date.now() + 15_000;
+    // Generous: a fresh checkout builds the web inbox on the first start.
+    const deadline = Date.now() + 60_000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`relay exited (${proc.exitCode}):\n${this.#log}`);
       try {
