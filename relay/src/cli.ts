@@ -31,7 +31,7 @@ function mcpLines(config: Config, agentToken: string): string {
 
 /** The web inbox is built from the extension's sources; a fresh checkout builds it on first start. */
 function ensureWebInbox(): void {
-  if (existsSync(join(WEB_INBOX_DIR, "index.html"))) return;
+  if (process.env.LOOPBACK_WEB_BUILD === "off" || existsSync(join(WEB_INBOX_DIR, "index.html"))) return;
   console.log("Building the web inbox (first start only)…");
   const built = Bun.spawnSync(["npm", "run", "build:web", "-w", "extension"], { cwd: resolve(import.meta.dir, "../.."), stdout: "ignore", stderr: "pipe" });
   if (built.exitCode !== 0) console.error(`Could not build the web inbox; /inbox/ will say so until \`npm run build\` works:\n${built.stderr.toString().slice(-2000)}`);

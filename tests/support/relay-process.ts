@@ -47,7 +47,7 @@ export class RelayProcess {
   }
 
   private env(extra: Record<string, string> = {}) {
-    return { ...process.env, LOOPBACK_DATA: this.dataDir, LOOPBACK_HOST: "127.0.0.1", LOOPBACK_FIRST_PERSON: "first", ...this.#env, ...extra };
+    return { ...process.env, LOOPBACK_DATA: this.dataDir, LOOPBACK_HOST: "127.0.0.1", LOOPBACK_FIRST_PERSON: "first", LOOPBACK_WEB_BUILD: "off", ...this.#env, ...extra };
   }
 
   /** Starts the relay (on the port it had before, when restarting) and waits until it answers. */
@@ -62,8 +62,7 @@ export class RelayProcess {
     this.#proc = proc;
     void collect(proc.stdout as ReadableStream<Uint8Array>, (s) => (this.#log += s));
     void collect(proc.stderr as ReadableStream<Uint8Array>, (s) => (this.#log += s));
-    // Generous: a fresh checkout builds the web inbox on the first start.
-    const deadline = Date.now() + 60_000;
+    const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
       if (proc.exitCode !== null) throw new Error(`relay exited (${proc.exitCode}):\n${this.#log}`);
       try {
