@@ -1,6 +1,17 @@
-// Reads a request body as a stream and stops as soon as it passes `maxBytes`, so no body is ever
-// held in memory beyond the limit, whatever Content-Length claims (or whether it is sent at all).
+// Reads a request body without ever holding more than a limit in memory. A declared length is
+// checked up front and then enforced by the server, so the body is read whole; without one, it is
+// read as a stream and cut off as soon as it passes the limit.
 import { problem, type ProblemCode } from "@loopback/shared/problems";
+
+export async function readBody(request: Request, maxBytes: number, tooLarge: ProblemCode): Promise<Uint8Array> {
+  const declared = request.headers.get("content-length");
+  const length = Number(declared);
+  if (declared !== null && Number.isInteger(length)) {
+    if (length > maxBytes) throw problem(tooLarge);
+    return new Uint8Array(await request.arrayBuffer());
+  }
+  return readCapped(request.body, maxBytes, tooLarge);
+}
 
 export async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number, tooLarge: ProblemCode): Promise<Uint8Array> {
   if (!body) return new Uint8Array();

@@ -56,12 +56,13 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
       return Response.json({ code: "internal", message: "Something went wrong on the relay; nothing was changed." }, { status: 500, headers });
     },
   });
-  if (!opts.publicUrlFromEnv) config.publicUrl = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
+  const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
+  if (!opts.publicUrlFromEnv) config.publicUrl = url;
 
   return {
     relay,
     server,
-    url: `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`,
+    url,
     async stop() {
       await mcp.close();
       server.stop(true);

@@ -72,7 +72,6 @@ test("a relay killed with SIGKILL mid-load loses no acknowledged reply, no ask, 
   // The SDK client would keep retrying a stream whose server died; closing it ends the calls.
   await Promise.all(agents.map((a) => a.close().catch(() => {})));
   await Promise.race([Promise.all(asking), Bun.sleep(2_000)]);
-  expect(acknowledged.size).toBeGreaterThanOrEqual(150);
 
   await s.relay.start();
   const after = new Person(s.relay.url, s.person.token);

@@ -8,7 +8,6 @@ import type {
   BriefingAnswerInput,
   BriefingInput,
   FollowUpInput,
-  HumanEntry,
   QuestionInput,
   Reply,
   ReviewInput,
@@ -25,7 +24,9 @@ import {
   checkReply,
   checkOpen,
   checkSize,
+  latestReply,
   openAsk,
+  replyCount,
 } from "@loopback/shared/ask-rules/index";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
@@ -127,7 +128,6 @@ export class AskService {
 
   open(caller: Caller, what: OpenInput, client?: string): Ask {
     const input = parseShape(INPUT_SCHEMAS[what.kind], what.input, "input.invalid");
-    assertOk(checkSize(input));
     assertOk(checkOpen(what.kind, input as any));
     const blocks =
       what.kind === "review"
@@ -158,7 +158,6 @@ export class AskService {
 
   answerBriefing(caller: Caller, raw: BriefingAnswerInput): Ask {
     const input = parseShape(schemas.BriefingAnswerInput, raw, "input.invalid");
-    assertOk(checkSize(input));
     const stored = this.load(caller, input.askId);
     assertOk(checkBriefingAnswer(stored.ask, input));
     this.assertImagesExist(caller, input.answers.flatMap((a) => [...(a.content ?? []), ...(a.points ?? []).flatMap((p) => p.content ?? [])]));
@@ -167,7 +166,6 @@ export class AskService {
 
   answerFollowUp(caller: Caller, raw: FollowUpInput): Ask {
     const input = parseShape(schemas.FollowUpInput, raw, "input.invalid");
-    assertOk(checkSize(input));
     const stored = this.load(caller, input.askId);
     assertOk(checkFollowUpAnswer(stored.ask, input));
     this.assertImagesExist(caller, input.content);
@@ -198,9 +196,9 @@ export class AskService {
     };
     if (this.followers.add(askId, follower)) this.announce(askId);
     const timers: ReturnType<typeof setTimeout>[] = [];
+    const onAbort = () => wake();
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
     try {
-      const onAbort = () => wake();
-      opts.signal?.addEventListener("abort", onAbort, { once: true });
       if (opts.budgetMs > 0) timers.push(setTimeout(() => wake(), opts.budgetMs));
       if (opts.onProgress && opts.progressEveryMs) {
         const every = opts.progressEveryMs;
@@ -217,6 +215,7 @@ export class AskService {
       }
     } finally {
       for (const t of timers) clearTimeout(t);
+      opts.signal?.removeEventListener("abort", onAbort);
       // Told after the result is on its way: the agent should not wait for the inbox to hear it.
       if (this.followers.remove(askId, follower)) setImmediate(() => this.announce(askId));
     }
@@ -229,7 +228,7 @@ export class AskService {
    */
   handedBefore(caller: Caller, askId: string, resume: boolean): number {
     const stored = this.load(caller, askId);
-    const replies = stored.ask.thread.filter((e) => e.author === "human").length;
+    const replies = replyCount(stored.ask);
     if (resume && stored.ask.status !== "awaiting_human" && replies > 0) return Math.min(stored.delivered, replies - 1);
     return stored.delivered;
   }
@@ -242,11 +241,11 @@ export class AskService {
   private take(askId: string, from: number): Reply | undefined {
     const stored = this.store.get(askId);
     if (!stored) return undefined;
-    const human = stored.ask.thread.filter((e): e is HumanEntry => e.author === "human");
-    if (human.length <= from) return undefined;
+    const replies = replyCount(stored.ask);
+    if (replies <= from) return undefined;
     // Hand over the newest: an older one was overtaken (a briefing dismissed on the agent's turn).
-    if (human.length > stored.delivered) this.store.claimDelivery(askId, stored.delivered, human.length);
-    return human.at(-1)!.reply;
+    if (replies > stored.delivered) this.store.claimDelivery(askId, stored.delivered, replies);
+    return latestReply(stored.ask)!.reply;
   }
 
   /**

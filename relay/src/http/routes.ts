@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { problem } from "@loopback/shared/problems";
 import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
 import type { Relay } from "../relay.ts";
-import { readCapped } from "../read-capped.ts";
+import { readBody } from "../read-capped.ts";
 import { problemResponse } from "./problem-response.ts";
 import { assertNotNewer, revisionHeaders } from "./revision-headers.ts";
 
@@ -20,11 +20,7 @@ const Before = v.pipe(
 );
 
 async function readJson(request: Request): Promise<unknown> {
-  const declared = request.headers.get("content-length");
-  const length = Number(declared);
-  if (length > MAX_BODY_BYTES) throw problem("body.too_large");
-  // A declared length is enforced by the server: read it whole. Without one, stream with a cap.
-  const bytes = declared !== null && Number.isInteger(length) ? new Uint8Array(await request.arrayBuffer()) : await readCapped(request.body, MAX_BODY_BYTES, "body.too_large");
+  const bytes = await readBody(request, MAX_BODY_BYTES, "body.too_large");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

@@ -8,7 +8,7 @@ import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import { problemResponse } from "../http/problem-response.ts";
-import { readCapped } from "../read-capped.ts";
+import { readBody } from "../read-capped.ts";
 import type { Relay } from "../relay.ts";
 import { createMcpServer } from "./session.ts";
 
@@ -50,7 +50,7 @@ export class McpEndpoint {
 
       let body: unknown;
       if (request.method === "POST") {
-        const bytes = await readCapped(request.body, MAX_MCP_BODY_BYTES, "input.too_large");
+        const bytes = await readBody(request, MAX_MCP_BODY_BYTES, "input.too_large");
         try {
           body = JSON.parse(new TextDecoder().decode(bytes));
         } catch {
@@ -121,9 +121,12 @@ export class McpEndpoint {
    * name is accepted on any port, as the SDK's own check does (a proxy in front of the relay has its
    * own port); DNS rebinding needs a name of the attacker's, which only the public URL may be.
    */
+  #publicHost?: string;
+
   private assertTrustedOrigin(request: Request): void {
     const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
-    const publicHost = new URL(this.relay.config.publicUrl).host.toLowerCase();
+    // Read on first use: the public URL is settled once the server listens, before any request.
+    const publicHost = (this.#publicHost ??= new URL(this.relay.config.publicUrl).host.toLowerCase());
     if (host !== publicHost && !LOCAL_HOSTS.has(hostname(host))) throw problem("origin.refused", `Host ${host} is not this relay.`);
     const origin = request.headers.get("origin");
     if (!origin) return;

@@ -3,6 +3,7 @@
 import { and, asc, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
 import type { Ask, Entry } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
+import { replyCount } from "@loopback/shared/ask-rules/index";
 import { changed, lightly, type Db } from "./db.ts";
 import { asks, entries } from "./schema.ts";
 import { upgradeEntry, upgradeOpening } from "./upgrade.ts";
@@ -160,8 +161,7 @@ export class AskStore {
     for (const { id } of rows) {
       const stored = this.get(id);
       if (!stored) continue;
-      const replies = stored.ask.thread.filter((e) => e.author === "human").length;
-      if (stored.ask.status === "awaiting_human" || replies > stored.delivered) return stored;
+      if (stored.ask.status === "awaiting_human" || replyCount(stored.ask) > stored.delivered) return stored;
     }
     return undefined;
   }
