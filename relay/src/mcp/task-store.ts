@@ -2,7 +2,7 @@
 // ask whenever the agent polls, so a task outlives relay restarts without anything running for it
 // in between. The task logic (what a task is, when it completes) stays apart from the SDK's wire
 // format, so the newer `io.modelcontextprotocol/tasks` extension can be served by the same store.
-import { and, asc, eq, gt, lt } from "drizzle-orm";
+import { and, asc, eq, gt, isNotNull, sql } from "drizzle-orm";
 import type { Request, RequestId, Result, Task } from "@modelcontextprotocol/sdk/types.js";
 import type { CreateTaskOptions, TaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/interfaces.js";
 import type { Caller } from "../auth/gate.ts";
@@ -127,10 +127,11 @@ export class SqliteTaskStore implements TaskStore {
 
   /** Forgets tasks past their time to live. */
   private sweep(): void {
-    const rows = this.relay.db.select({ id: tasks.id, createdAt: tasks.createdAt, ttlMs: tasks.ttlMs }).from(tasks).where(lt(tasks.createdAt, new Date(Date.now() - 60_000).toISOString())).all();
-    for (const r of rows) {
-      if (r.ttlMs !== null && Date.parse(r.createdAt) + r.ttlMs < Date.now()) this.relay.db.delete(tasks).where(eq(tasks.id, r.id)).run();
-    }
+    // One statement: SQLite reads the ISO times as Julian days (milliseconds: × 86,400,000).
+    this.relay.db
+      .delete(tasks)
+      .where(and(isNotNull(tasks.ttlMs), sql`julianday(${tasks.createdAt}) * 86400000 + ${tasks.ttlMs} < julianday('now') * 86400000`))
+      .run();
   }
 }
 

@@ -1,0 +1,28 @@
+// A task lives as long as its time to live, whatever its state; past it, it is gone from the store.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFromEnv } from "../../relay/src/config.ts";
+import { SqliteTaskStore } from "../../relay/src/mcp/task-store.ts";
+import { Relay } from "../../relay/src/relay.ts";
+
+const dataDir = mkdtempSync(join(tmpdir(), "loopback-tasks-"));
+const relay = new Relay(configFromEnv({ LOOPBACK_DATA: dataDir }));
+afterAll(() => {
+  relay.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("listing tasks forgets those past their time to live and keeps the rest", async () => {
+  const { caller } = relay.gate.createToken({ person: "ada" });
+  const store = new SqliteTaskStore(relay, caller);
+  const refused = { content: [{ type: "text", text: "input.invalid" }], isError: true };
+  const brief = store.open(undefined, "ask_question", false, { ttl: 1 }, refused);
+  const lasting = store.open(undefined, "ask_question", false, { ttl: 600_000 }, refused);
+  await Bun.sleep(20);
+  const ids = (await store.listTasks()).tasks.map((t) => t.taskId);
+  expect(ids).toContain(lasting.taskId);
+  expect(ids).not.toContain(brief.taskId);
+  expect(await store.getTask(brief.taskId)).toBeNull();
+});
