@@ -11,7 +11,7 @@ import type { Page } from "playwright-core";
 import type { ToolReply } from "@loopback/shared/generated/types";
 import { TestAgent } from "../browser/harness/agent";
 import { TestBrowser, ensureBuilt } from "../browser/harness/browser";
-import { TestRelay } from "../browser/harness/relay";
+import { RelayProcess } from "../support/relay-process.ts";
 
 /** The largest input the relay accepts, less room for the JSON-RPC envelope's own fields. */
 const INPUT_BUDGET_BYTES = 256 * 1024 - 2 * 1024;
@@ -185,12 +185,12 @@ const percentile = (xs: number[], p: number) => {
 
 export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelBench> {
   await ensureBuilt();
-  const relay = await TestRelay.start({ LOOPBACK_WAIT_BUDGET_S: "0.1", LOOPBACK_PROGRESS_EVERY_S: "0" });
+  const relay = await new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0.1", LOOPBACK_PROGRESS_EVERY_S: "0" } }).start();
   let agent: TestAgent | undefined;
   let browser: TestBrowser | undefined;
   try {
     const personToken = await relay.token("bench");
-    agent = await TestAgent.connect(relay.url, await relay.token("bench", true));
+    agent = await TestAgent.connect(relay.url, await relay.token("bench", { agent: true }));
     const { input, inputBytes, diffBytes, diffFiles } = review();
     const { askId } = await agent.call<ToolReply>("request_review", input);
 
@@ -218,7 +218,7 @@ export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelB
   } finally {
     await agent?.close().catch(() => {});
     await browser?.close().catch(() => {});
-    await relay.stop();
+    await relay.dispose();
   }
 }
 

@@ -6,13 +6,13 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, badgeText, ensureBuilt } from "./harness/browser";
-import { ROOT, TestRelay } from "./harness/relay";
+import { ROOT, RelayProcess } from "../support/relay-process.ts";
 
 const PNG = new Uint8Array(readFileSync(join(ROOT, "extension/public/icon/128.png")));
 const SCREENSHOT = join(ROOT, "docs/screenshot-review.png");
 const STEP_MS = 15_000;
 
-let relay: TestRelay;
+let relay: RelayProcess;
 let browser: TestBrowser;
 let agent: TestAgent;
 let panel: Page;
@@ -46,9 +46,9 @@ async function waitForBadge(text: string) {
 describe("the extension", () => {
   beforeAll(async () => {
     await ensureBuilt();
-    relay = await TestRelay.start();
+    relay = await new RelayProcess().start();
     personToken = await relay.token("Ada");
-    agentToken = await relay.token("Ada", true);
+    agentToken = await relay.token("Ada", { agent: true });
     browser = await TestBrowser.withExtension();
     agent = await TestAgent.connect(relay.url, agentToken);
   }, 120_000);
@@ -56,7 +56,7 @@ describe("the extension", () => {
   afterAll(async () => {
     await agent?.close().catch(() => {});
     await browser?.close();
-    await relay?.stop();
+    await relay?.dispose();
   });
 
   test("connects through the options page, naming who and which space", async () => {
@@ -221,9 +221,9 @@ describe("the extension", () => {
   test("misses nothing when the socket drops and the worker is stopped", async () => {
     // The relay goes away and comes back: every socket drops, and the worker reconnects by itself.
     await agent.close();
-    await relay.down();
+    await relay.stop();
     await panel.locator("[data-connection=wait]").waitFor({ timeout: STEP_MS });
-    await relay.up();
+    await relay.start();
     agent = await TestAgent.connect(relay.url, agentToken);
     const duringDrop = agent.waitFor("ask_question", { question: "Asked right after the relay came back?", project: "inventory" });
     await row("Asked right after the relay came back?").waitFor({ timeout: 45_000 });

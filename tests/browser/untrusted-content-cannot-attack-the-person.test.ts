@@ -16,7 +16,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import type { Ask, Block, Snapshot, ToolReply } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
-import { ROOT, TestRelay } from "./harness/relay";
+import { ROOT, RelayProcess } from "../support/relay-process.ts";
 
 const STEP_MS = 15_000;
 /** How long a page is left alone after rendering, so a delayed payload (an onerror, a refresh) gets its chance. */
@@ -305,7 +305,7 @@ function findBidiLeaks(): string[] {
 
 // --- the run --------------------------------------------------------------------------------------
 
-let relay: TestRelay;
+let relay: RelayProcess;
 let extension: TestBrowser;
 let web: TestBrowser;
 let agent: TestAgent;
@@ -469,9 +469,9 @@ describe("untrusted content cannot attack the person", () => {
   beforeAll(async () => {
     await ensureBuilt();
     // Blocking tools return `pending` after 100 ms, so one agent can open every ask without waiting on it.
-    relay = await TestRelay.start({ LOOPBACK_WAIT_BUDGET_S: "0.1", LOOPBACK_PROGRESS_EVERY_S: "0" });
+    relay = await new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0.1", LOOPBACK_PROGRESS_EVERY_S: "0" } }).start();
     personToken = await relay.token("Ada");
-    const agentToken = await relay.token("Ada", true);
+    const agentToken = await relay.token("Ada", { agent: true });
     // Even the name the agent's client announces is shown, so it is hostile too.
     agent = await TestAgent.connect(relay.url, agentToken, `${tag("client-name")}${RTL}`);
     await sendCorpus();
@@ -483,7 +483,7 @@ describe("untrusted content cannot attack the person", () => {
     await agent?.close().catch(() => {});
     await extension?.close();
     await web?.close();
-    await relay?.stop();
+    await relay?.dispose();
   });
 
   test(`in the side panel, none of ${VECTORS.length} vectors in any field runs a script or reaches a foreign host`, async () => {

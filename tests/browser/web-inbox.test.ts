@@ -4,12 +4,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
-import { TestRelay } from "./harness/relay";
+import { RelayProcess } from "../support/relay-process.ts";
 
 const STEP_MS = 15_000;
 const PHONE = { width: 390, height: 844 };
 
-let relay: TestRelay;
+let relay: RelayProcess;
 let browser: TestBrowser;
 let agent: TestAgent;
 let page: Page;
@@ -21,9 +21,9 @@ const row = (p: Page, title: string) => p.locator("[data-ask-row]", { hasText: t
 describe("the web inbox", () => {
   beforeAll(async () => {
     await ensureBuilt();
-    relay = await TestRelay.start();
+    relay = await new RelayProcess().start();
     personToken = await relay.token("Grace");
-    agentToken = await relay.token("Grace", true);
+    agentToken = await relay.token("Grace", { agent: true });
     browser = await TestBrowser.plain();
     agent = await TestAgent.connect(relay.url, agentToken);
   }, 120_000);
@@ -31,7 +31,7 @@ describe("the web inbox", () => {
   afterAll(async () => {
     await agent?.close().catch(() => {});
     await browser?.close();
-    await relay?.stop();
+    await relay?.dispose();
   });
 
   test("signs in with a person's token, kept in this origin's storage", async () => {
@@ -98,9 +98,9 @@ describe("the web inbox", () => {
 
   test("reconnects after the relay restarts and shows what arrived meanwhile", async () => {
     await agent.close();
-    await relay.down();
+    await relay.stop();
     await page.locator("[data-connection=wait]").waitFor({ timeout: STEP_MS });
-    await relay.up();
+    await relay.start();
     agent = await TestAgent.connect(relay.url, agentToken);
     const waiting = agent.waitFor("ask_question", { question: "Still there after the restart?", project: "web" });
     await row(page, "Still there after the restart?").waitFor({ timeout: 45_000 });

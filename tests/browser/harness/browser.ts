@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
-import { ROOT } from "./relay";
+import { ROOT } from "../../support/relay-process.ts";
 
 export const EXTENSION_DIR = join(ROOT, "extension/.output/chrome-mv3");
 export const WEB_INBOX_DIR = join(ROOT, "extension/.output/web");
