@@ -1,31 +1,18 @@
-// An agent as the relay sees one: a real MCP client over Streamable HTTP with an agent token.
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+// An agent as the relay sees one: the shared MCP SDK agent, with what the browser tests ask of it.
 import type { Block, ToolReply, UploadTicket } from "@loopback/shared/generated/types";
-
-const CALL_TIMEOUT_MS = 180_000;
+import { Agent, structured } from "../../support/agent.ts";
 
 export class TestAgent {
-  private constructor(private readonly client: Client) {}
+  private constructor(private readonly agent: Agent) {}
 
   /** `name` is the client name the agent announces, which the inbox shows beside its asks. */
   static async connect(relayUrl: string, token: string, name = "loopback-e2e-agent"): Promise<TestAgent> {
-    const client = new Client({ name, version: "1.0.0" });
-    const transport = new StreamableHTTPClientTransport(new URL(`${relayUrl}/mcp`), {
-      requestInit: { headers: { Authorization: `Bearer ${token}` } },
-    });
-    await client.connect(transport);
-    return new TestAgent(client);
+    return new TestAgent(await Agent.connect(relayUrl, token, name, "1.0.0"));
   }
 
   /** Calls a tool and returns its structured result; a refusal throws with the relay's words. */
   async call<T>(name: string, args: Record<string, unknown>): Promise<T> {
-    const result = await this.client.callTool({ name, arguments: args }, undefined, {
-      timeout: CALL_TIMEOUT_MS,
-      resetTimeoutOnProgress: true,
-    });
-    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
-    return result.structuredContent as T;
+    return structured<T>(await this.agent.call(name, args));
   }
 
   /** A blocking tool that waits for the person, following `pending` with `wait_for_reply` as an agent should. */
@@ -44,6 +31,6 @@ export class TestAgent {
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    await this.agent.close();
   }
 }
