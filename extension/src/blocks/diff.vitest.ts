@@ -30,7 +30,7 @@ describe("diff", () => {
     diffLayout.set("line-by-line");
     const { container } = render(Diff, { diff: twoFiles });
     await waitFor(() => expect(container.querySelectorAll("[data-diff-file]")).toHaveLength(2));
-    const names = [...container.querySelectorAll(".file-head .name")].map((n) => n.textContent);
+    const names = [...container.querySelectorAll(".file-head .file-name")].map((n) => n.textContent);
     expect(names).toEqual(["src/a.ts", "README.md"]);
     expect(screen.getByText("2 files")).toBeTruthy();
     await waitFor(() => expect(container.querySelectorAll(".d2h-file-wrapper")).toHaveLength(2));
