@@ -51,6 +51,8 @@ export const asks = sqliteTable(
     delivered: integer("delivered").notNull().default(0),
     /** The same input from the same person: an agent asking again picks the ask up instead of opening another. */
     fingerprint: text("fingerprint"),
+    /** When the latest reply was handed to an agent: within the reclaim window, asking again gets it again. */
+    deliveredAt: text("delivered_at"),
   },
   (t) => [
     index("asks_open").on(t.spaceId, t.status, t.createdAt),
@@ -103,3 +105,43 @@ export const tasks = sqliteTable("tasks", {
   createdAt: text("created_at").notNull(),
   updatedAt: text("updated_at").notNull(),
 });
+
+/**
+ * MCP sessions, so any relay process serves a request carrying a known `Mcp-Session-Id` without a new
+ * `initialize`: what `initialize` said is kept to rebuild the session, bound to its token's hash.
+ */
+export const mcpSessions = sqliteTable(
+  "mcp_sessions",
+  {
+    id: text("id").primaryKey(),
+    tokenHash: text("token_hash").notNull(),
+    /** The `initialize` request's params as JSON: protocol version, capabilities, client info. */
+    initialize: text("initialize").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastSeenAt: text("last_seen_at").notNull(),
+  },
+  (t) => [index("mcp_sessions_token").on(t.tokenHash), index("mcp_sessions_seen").on(t.lastSeenAt)],
+);
+
+/**
+ * A blocking tool call whose stream can be resumed (`Last-Event-ID`) by any relay process: which
+ * session and JSON-RPC request it answers, which ask it follows and from which of the person's turns.
+ */
+export const waitingCalls = sqliteTable(
+  "waiting_calls",
+  {
+    id: text("id").primaryKey(),
+    sessionId: text("session_id").notNull(),
+    /** The JSON-RPC request id, as JSON (a string or a number). */
+    requestId: text("request_id").notNull(),
+    tool: text("tool").notNull(),
+    /** Null until the tool has opened or found its ask. */
+    askId: text("ask_id"),
+    /** The person's turns already handed over when the call began: it returns with a later one. */
+    fromTurn: integer("from_turn").notNull().default(0),
+    /** The client's progress token, as JSON, so a resumed call keeps reporting progress. */
+    progressToken: text("progress_token"),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [index("waiting_calls_session").on(t.sessionId), index("waiting_calls_created").on(t.createdAt)],
+);
