@@ -18,12 +18,26 @@ export interface Config {
   allowedOrigins: string[];
   /** When this build was made, sent as `Loopback-Build`. */
   build: string;
+  /** How long a handed-over reply stays claimable by asking again with the same input. */
+  reclaimMs: number;
+  /** An MCP session nobody used for this long is forgotten; only then is `404` answered. */
+  sessionIdleMs: number;
+  /** The SSE `retry` a resumable call's stream carries: how soon a client reconnects after a drop. */
+  streamRetryMs: number;
+  maxSessionsPerToken: number;
+  maxWaitingPerToken: number;
 }
 
 export const DEFAULT_PORT = 8370;
 export const DEFAULT_WAIT_BUDGET_S = 50;
 export const DEFAULT_PROGRESS_EVERY_S = 10;
 export const DEFAULT_UPLOAD_TTL_S = 15 * 60;
+export const DEFAULT_RECLAIM_S = 10 * 60;
+export const DEFAULT_SESSION_IDLE_S = 7 * 24 * 60 * 60;
+/** The SDK client tries twice, `retry` apart: 3 s covers a restart of up to about 6 s. */
+export const DEFAULT_STREAM_RETRY_S = 3;
+export const DEFAULT_MAX_SESSIONS_PER_TOKEN = 1_000;
+export const DEFAULT_MAX_WAITING_PER_TOKEN = 2_000;
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   const host = env.LOOPBACK_HOST || "127.0.0.1";
@@ -36,6 +50,12 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a number of seconds, not "${raw}"`);
     return n * 1000;
   };
+  const count = (name: string, fallback: number) => {
+    const raw = env[name];
+    const n = raw === undefined || raw === "" ? fallback : Number(raw);
+    if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, not "${raw}"`);
+    return n;
+  };
   return {
     host,
     port,
@@ -45,6 +65,11 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     progressEveryMs: seconds("LOOPBACK_PROGRESS_EVERY_S", DEFAULT_PROGRESS_EVERY_S),
     uploadTtlMs: seconds("LOOPBACK_UPLOAD_TTL_S", DEFAULT_UPLOAD_TTL_S),
     build: buildStamp(env),
+    reclaimMs: seconds("LOOPBACK_RECLAIM_S", DEFAULT_RECLAIM_S),
+    sessionIdleMs: seconds("LOOPBACK_SESSION_IDLE_S", DEFAULT_SESSION_IDLE_S),
+    streamRetryMs: seconds("LOOPBACK_STREAM_RETRY_S", DEFAULT_STREAM_RETRY_S),
+    maxSessionsPerToken: count("LOOPBACK_MAX_SESSIONS_PER_TOKEN", DEFAULT_MAX_SESSIONS_PER_TOKEN),
+    maxWaitingPerToken: count("LOOPBACK_MAX_WAITING_PER_TOKEN", DEFAULT_MAX_WAITING_PER_TOKEN),
     allowedOrigins: (env.LOOPBACK_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
   };
 }

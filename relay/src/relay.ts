@@ -1,5 +1,9 @@
 // The relay's parts, wired once. Every adapter (REST, socket, MCP) gets this and nothing else.
 import { AskService } from "./asks/ask-service.ts";
+import { Waiting } from "./asks/waiting.ts";
+import { McpSessions } from "./storage/mcp-sessions.ts";
+import { Tasks } from "./storage/tasks.ts";
+import { WaitingCalls } from "./storage/waiting-calls.ts";
 import { Gate, type Caller } from "./auth/gate.ts";
 import { FailureLimiter } from "./auth/rate-limit.ts";
 import { Clock } from "./clock.ts";
@@ -17,6 +21,8 @@ export class Relay {
   readonly bus = new EventBus();
   readonly gate: Gate;
   readonly asks: AskService;
+  readonly waiting: Waiting;
+  readonly sessions: McpSessions;
   readonly uploads: UploadService;
   readonly tickets = new TicketBook();
   readonly limiter = new FailureLimiter();
@@ -25,7 +31,10 @@ export class Relay {
     this.db = openDb(config.dataDir);
     this.gate = new Gate(this.db, this.clock);
     this.uploads = new UploadService(this.db, this.clock, config);
-    this.asks = new AskService(new AskStore(this.db), this.uploads, this.bus, this.clock);
+    const asks = new AskStore(this.db);
+    this.waiting = new Waiting(asks, this.bus, this.clock, new WaitingCalls(this.db), new Tasks(this.db), { maxPerToken: config.maxWaitingPerToken });
+    this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
+    this.sessions = new McpSessions(this.db);
   }
 
   /** The caller behind an `Authorization` header, with guessing from one address slowed down. */

@@ -11,6 +11,9 @@ export const PROBLEMS = {
   "auth.rate_limited": { status: 429, message: "Too many refused tokens from this address; wait a minute and try again." },
   "ticket.invalid": { status: 401, message: "That event ticket is unknown, used or expired: ask for a new one." },
   "origin.refused": { status: 403, message: "Requests from this origin or host are refused." },
+  "sessions.too_many": { status: 429, message: "This token has too many MCP sessions open: close some (DELETE /mcp) or wait until idle ones expire." },
+  "calls.too_many": { status: 429, message: "This token has too many calls waiting on the person at once: wait for some to return." },
+  "call.unknown": { status: 404, message: "There is no such waiting call to resume: call the tool again with the same input, or wait_for_reply with its askId." },
   reload: { status: 409, message: "This relay writes an older revision than your client: it was rolled back. Reload to get the matching client." },
 
   // what was sent

@@ -42,7 +42,7 @@ test("a task-augmented call returns a task at once, which completes with the per
   expect((await readAsk(s.person, askId!)).waiting).toBe(false);
 });
 
-test("a task stays `working` while the person has the move, and its result reaches a new session after the relay was killed", async () => {
+test("a task stays `working` while the person has the move, and its result reaches the same session after the relay was killed", async () => {
   const project = newProject();
   const task = await startTask(s.agent, "request_review", { title: "Drop the old cache", content: [{ type: "markdown", text: "It is unused." }], project });
   expect(task.status).toBe("working");
@@ -57,11 +57,12 @@ test("a task stays `working` while the person has the move, and its result reach
 
   await s.relay.kill9();
   await s.relay.start();
-  // The old session died with the process.
-  await expect(s.agent.client.experimental.tasks.getTask(task.taskId)).rejects.toThrow();
-  await s.agent.close();
-  s.agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+  // The session outlived the process: the same client goes on polling.
   expect((await s.agent.client.experimental.tasks.getTask(task.taskId)).status).toBe("working");
+  // And a new session of the same agent sees the task too.
+  const other = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+  expect((await other.client.experimental.tasks.getTask(task.taskId)).status).toBe("working");
+  await other.close();
 
   await s.person.reply(ask.id, { outcome: "approved", note: "Go." });
   // tasks/result waits for the task to finish, then hands over the tool's result.

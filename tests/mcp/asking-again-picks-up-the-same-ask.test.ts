@@ -5,8 +5,10 @@ import { Agent, structured } from "../support/agent.ts";
 import { askWhen, newProject, openedAsk, running, scene, until, type Scene } from "../support/scene.ts";
 
 let s: Scene;
+/** How long a handed-over reply stays claimable by the same input here (the default is ten minutes). */
+const RECLAIM_S = 1;
 beforeAll(async () => {
-  s = await scene({ env: { LOOPBACK_WAIT_BUDGET_S: "0" } });
+  s = await scene({ env: { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_RECLAIM_S: String(RECLAIM_S) } });
 });
 afterAll(() => s.dispose());
 
@@ -45,12 +47,28 @@ test("asking the same while the person still has it follows the same ask, and bo
   await other.close();
 });
 
-test("once a reply was handed over, the same input opens a new ask: the person is asked again", async () => {
+test("an agent that restarted and asks again with the same input gets the reply it was handed but never read", async () => {
   const project = newProject();
   const first = running(s.agent.call("ask_question", question(project)));
   const ask = await openedAsk(s.person, project, first);
   await s.person.reply(ask.id, { outcome: "answered", selected: ["Yes"] });
   expect(structured(await first).reply).toEqual({ outcome: "answered", selected: ["Yes"] });
+
+  // A new process of the agent, a new session: the result of its first call died with the old one.
+  const restarted = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+  expect(structured(await restarted.call("ask_question", question(project)))).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["Yes"] } });
+  const snapshot = await s.person.snapshot();
+  expect([...snapshot.open, ...snapshot.recent].filter((a) => a.project === project)).toHaveLength(1);
+  await restarted.close();
+});
+
+test("once the reclaim window after a handed-over reply has passed, the same input opens a new ask: the person is asked again", async () => {
+  const project = newProject();
+  const first = running(s.agent.call("ask_question", question(project)));
+  const ask = await openedAsk(s.person, project, first);
+  await s.person.reply(ask.id, { outcome: "answered", selected: ["Yes"] });
+  expect(structured(await first).reply).toEqual({ outcome: "answered", selected: ["Yes"] });
+  await Bun.sleep(RECLAIM_S * 1000 + 100);
 
   const second = running(s.agent.call("ask_question", question(project)));
   const reopenedId = await until(async () => (await s.person.snapshot()).open.find((a) => a.project === project && a.id !== ask.id)?.id, "a new ask opens");

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromEnv } from "../../relay/src/config.ts";
-import { SqliteTaskStore } from "../../relay/src/mcp/task-store.ts";
+import { McpTaskStore } from "../../relay/src/mcp/task-store.ts";
 import { Relay } from "../../relay/src/relay.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-tasks-"));
@@ -16,10 +16,10 @@ afterAll(() => {
 
 test("listing tasks forgets those past their time to live and keeps the rest", async () => {
   const { caller } = relay.gate.createToken({ person: "ada" });
-  const store = new SqliteTaskStore(relay, caller);
+  const store = new McpTaskStore(relay.waiting, relay.clock, caller);
   const refused = { content: [{ type: "text", text: "input.invalid" }], isError: true };
-  const brief = store.open(undefined, "ask_question", false, { ttl: 1 }, refused);
-  const lasting = store.open(undefined, "ask_question", false, { ttl: 600_000 }, refused);
+  const brief = store.open(undefined, "ask_question", 0, { ttl: 1 }, refused);
+  const lasting = store.open(undefined, "ask_question", 0, { ttl: 600_000 }, refused);
   await Bun.sleep(20);
   const ids = (await store.listTasks()).tasks.map((t) => t.taskId);
   expect(ids).toContain(lasting.taskId);

@@ -27,7 +27,7 @@ async function replyIsKept(askId: string, agent = s.agent) {
 test("an ask shows `waiting` while a call follows it, on the API and the socket, and not once the call returned", async () => {
   const socket = await s.person.socket();
   const { ask, call } = await question();
-  const frame = (waiting: boolean) => (f: any) => f.type === "ask.updated" && f.ask.id === ask.id && f.ask.waiting === waiting;
+  const frame = (waiting: boolean) => (f: any) => f.type.startsWith("ask.") && f.ask.id === ask.id && f.ask.waiting === waiting;
   expect(((await socket.next(frame(true))) as AskEvent).ask.status).toBe("awaiting_human");
   expect((await readAsk(s.person, ask.id)).waiting).toBe(true);
 
@@ -105,39 +105,3 @@ test("a waiting call sends progress at a steady interval, each telling how long 
   expect(seen[0].progress).toBeCloseTo(0.2, 1);
   expect(seen.every((p) => p.message === "Waiting for the person's reply")).toBe(true);
 });
-
-test("a relay that stops hands waiting calls `pending`; after it restarts nobody is waiting and the reply reaches a new session", async () => {
-  const { ask, call } = await question();
-  await isWaiting(ask.id);
-  await s.relay.restart();
-  const result = toolReply(await call);
-  expect(result.askId).toBe(ask.id);
-  expect(result.pending?.message).toContain("restarting");
-  expect(result.pending?.message).toContain(`wait_for_reply with askId "${ask.id}"`);
-
-  const after = await readAsk(s.person, ask.id);
-  expect([after.status, after.waiting]).toEqual(["awaiting_human", false]);
-  // The old session went with the process: its client has to start a new one, as clients do on 404.
-  await expect(s.agent.call("wait_for_reply", { askId: ask.id })).rejects.toThrow();
-  await s.agent.close();
-  s.agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
-  await replyIsKept(ask.id);
-}, 15_000);
-
-test("after a relay is killed nobody is waiting, and the reply reaches a new session", async () => {
-  const abandon = new AbortController();
-  const { ask } = await question(s.agent, abandon.signal);
-  await isWaiting(ask.id);
-  await s.relay.kill9();
-  await s.relay.start();
-  expect((await readAsk(s.person, ask.id)).waiting).toBe(false);
-  // A killed relay answers nothing: that call is left to its client's timeout.
-  abandon.abort();
-  await s.agent.close();
-  s.agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
-  const again = running(s.agent.call("wait_for_reply", { askId: ask.id }));
-  await isWaiting(ask.id);
-  await s.person.reply(ask.id, { outcome: "dismissed" });
-  expect(toolReply(await again)).toEqual({ askId: ask.id, reply: { outcome: "dismissed" } });
-  expect((await readAsk(s.person, ask.id)).waiting).toBe(false);
-}, 15_000);

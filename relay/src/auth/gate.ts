@@ -1,7 +1,7 @@
 // Who is calling: a bearer token resolved to its person and space. Tokens are looked up by their
 // SHA-256 hash and the hash is compared in constant time, so neither the store nor the timing of a
 // refusal tells anything about a real token.
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, gte, isNull, sql } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import type { Actor } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
@@ -18,6 +18,8 @@ export interface Caller {
   spaceName: string;
   person: Actor;
   tokenKind: TokenKind;
+  /** The SHA-256 of the token it came with: sessions and limits are bound to it. */
+  tokenHash: string;
 }
 
 export const DEFAULT_SPACE = "default";
@@ -54,6 +56,7 @@ export class Gate {
       spaceName: row.spaceName,
       person: { id: row.personId, name: row.personName },
       tokenKind: row.kind,
+      tokenHash: hash,
     };
   }
 
@@ -79,7 +82,7 @@ export class Gate {
       return {
         token,
         tokenId,
-        caller: { spaceId: space.id, spaceName: space.name, person: { id: person.id, name: person.name }, tokenKind: kind },
+        caller: { spaceId: space.id, spaceName: space.name, person: { id: person.id, name: person.name }, tokenKind: kind, tokenHash: hashSecret(token) },
       };
     });
   }
@@ -102,6 +105,16 @@ export class Gate {
       .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt)))
       .run();
     return changed(res) > 0;
+  }
+
+  /** The hashes of tokens revoked at or after `since` (ISO time): whatever they hold open must end. */
+  revokedSince(since: string): string[] {
+    return this.db
+      .select({ hash: tokens.hash })
+      .from(tokens)
+      .where(gte(tokens.revokedAt, since))
+      .all()
+      .map((r) => r.hash);
   }
 
   isEmpty(): boolean {

@@ -1,51 +1,82 @@
-// MCP over Streamable HTTP at /mcp: one SDK Server and transport per session, each bound to the
-// token that opened it. Checks Host and Origin (DNS rebinding), answers a refused token with a plain
-// 401 (no OAuth discovery is advertised, since none is served), and tells the SDK when an HTTP
-// connection drops, which it does not notice by itself.
+// MCP over Streamable HTTP at /mcp. Sessions live in the store, so any relay process serves a known
+// `Mcp-Session-Id` (rebuilding the SDK's Server and transport from what `initialize` said), and a
+// blocking call's stream is primed with an event id: after a crash, a restart or a dropped
+// connection the client resumes it (`GET` + `Last-Event-ID`) on whichever process answers, which
+// follows the same ask from the same turn and answers the original JSON-RPC request. Also checks Host
+// and Origin (DNS rebinding), answers a refused token with a plain 401 (no OAuth discovery is served),
+// and tells the SDK when an HTTP connection drops, which it does not notice by itself.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { isInitializeRequest, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { problem } from "@loopback/shared/problems";
-import type { Caller } from "../auth/gate.ts";
+import type { Caller, Gate } from "../auth/gate.ts";
 import { problemResponse } from "../http/problem-response.ts";
+import { newId } from "../ids.ts";
 import { readBody } from "../read-capped.ts";
-import type { Relay } from "../relay.ts";
-import { createMcpServer } from "./session.ts";
+import type { McpSessions, SessionRow } from "../storage/mcp-sessions.ts";
+import { createMcpServer, progress, type McpServices } from "./session.ts";
+import { toolError, toolResult } from "./tool.ts";
+import { TOOLS_BY_NAME } from "./tools/index.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
-/** A session nobody has used for this long is closed; an agent that comes back re-initializes. */
-export const SESSION_IDLE_MS = 6 * 60 * 60_000;
+/** A session idle this long leaves memory (its row stays: the next request rebuilds it). */
+const SESSION_IN_MEMORY_MS = 30 * 60_000;
+/** How often a session's last use is written down: its expiry is counted in days. */
+const TOUCH_EVERY_MS = 10 * 60_000;
 const SSE_KEEPALIVE_MS = 15_000;
 /** How long a stopping relay waits for released calls to return. */
 const RELEASE_MS = 2_000;
+/** The first protocol version whose clients read an event without data (a priming event). */
+const RESUMABLE_PROTOCOL = "2025-11-25";
+
+export interface McpEndpointDeps extends McpServices {
+  gate: Gate;
+  sessions: McpSessions;
+  authenticate(authorization: string | null, address: string): Caller;
+}
 
 interface Session {
+  id: string;
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
-  caller: Caller;
-  token: string;
+  tokenHash: string;
   active: number;
   lastSeen: number;
+  touched: number;
+}
+
+/** A live stream a stopping relay hands over (closes, so the client resumes on the next process). */
+interface Resumable {
+  tokenHash: string;
+  handOver(): void;
 }
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
+const SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" };
+const encoder = new TextEncoder();
 
 export class McpEndpoint {
   #sessions = new Map<string, Session>();
+  #restoring = new Map<string, Promise<Session>>();
+  /** Blocking calls whose stream was primed, by session and request id, until their handler reads it. */
+  #primed = new Map<string, string>();
+  #resumable = new Set<Resumable>();
   #sweeper: ReturnType<typeof setInterval>;
+  #revocations: ReturnType<typeof setInterval>;
+  #revokedCheckedAt = new Date().toISOString();
 
-  constructor(private relay: Relay) {
+  constructor(private relay: McpEndpointDeps) {
     this.#sweeper = setInterval(() => this.sweep(), 60_000);
     this.#sweeper.unref?.();
+    this.#revocations = setInterval(() => this.endRevoked(), 5_000);
+    this.#revocations.unref?.();
   }
 
   async handle(request: Request, address: string): Promise<Response> {
     try {
       this.assertTrustedOrigin(request);
-      const authorization = request.headers.get("authorization");
-      const caller = this.relay.authenticate(authorization, address);
-      const token = authorization!.replace(/^Bearer\s+/i, "").trim();
+      const caller = this.relay.authenticate(request.headers.get("authorization"), address);
       const sessionId = request.headers.get("mcp-session-id");
 
       let body: unknown;
@@ -58,58 +89,92 @@ export class McpEndpoint {
         }
       }
 
-      let session = sessionId ? this.#sessions.get(sessionId) : undefined;
-      if (sessionId && (!session || session.token !== token)) {
+      if (sessionId) {
+        const session = await this.find(sessionId, caller);
         // Unknown, expired, or another token's: the client starts a new session.
-        return jsonRpcError(404, -32001, "Session not found: initialize a new session.");
+        if (!session) return jsonRpcError(404, -32001, "Session not found: initialize a new session.");
+        const lastEventId = request.headers.get("last-event-id");
+        if (request.method === "GET" && lastEventId) return this.resume(session, caller, request, lastEventId);
+        return await this.forward(session, request, body);
       }
-      if (!session) {
-        const messages = Array.isArray(body) ? body : [body];
-        if (request.method !== "POST" || !messages.some((m) => isInitializeRequest(m))) {
-          return jsonRpcError(400, -32000, "Bad Request: no session; send initialize first.");
-        }
-        session = await this.open(caller, token);
-      }
+      const messages = Array.isArray(body) ? body : [body];
+      const init = messages.find((m) => isInitializeRequest(m));
+      if (request.method !== "POST" || !init) return jsonRpcError(400, -32000, "Bad Request: no session; send initialize first.");
+      if (this.relay.sessions.countForToken(caller.tokenHash) >= this.relay.config.maxSessionsPerToken) throw problem("sessions.too_many");
+      const session = await this.open(caller, undefined, init.params);
       return await this.forward(session, request, body);
     } catch (e) {
       return problemResponse(e);
     }
   }
 
-  private async open(caller: Caller, token: string): Promise<Session> {
-    const server = createMcpServer(this.relay, caller);
-    const session = { server, caller, token, active: 0, lastSeen: Date.now() } as Session;
+  /** The session in memory, or rebuilt from its row, when it belongs to the caller's token. */
+  private async find(id: string, caller: Caller): Promise<Session | undefined> {
+    const live = this.#sessions.get(id);
+    if (live) return live.tokenHash === caller.tokenHash ? live : undefined;
+    const row = this.relay.sessions.get(id);
+    if (!row || row.tokenHash !== caller.tokenHash) return undefined;
+    let restoring = this.#restoring.get(id);
+    if (!restoring) {
+      restoring = this.open(caller, row, JSON.parse(row.initialize)).finally(() => this.#restoring.delete(id));
+      this.#restoring.set(id, restoring);
+    }
+    return restoring;
+  }
+
+  /**
+   * A session's Server and transport: new (stored once `initialize` is answered), or rebuilt from its
+   * row by replaying its `initialize` into a transport that takes the stored id.
+   */
+  private async open(caller: Caller, row: SessionRow | undefined, initialize: unknown): Promise<Session> {
+    const session = { tokenHash: caller.tokenHash, active: 0, lastSeen: Date.now(), touched: Date.now() } as Session;
+    session.server = createMcpServer(this.relay, caller, (sessionId, requestId) => this.takePrimed(sessionId, requestId));
     session.transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator: () => row?.id ?? crypto.randomUUID(),
       keepAliveMs: SSE_KEEPALIVE_MS,
       onsessioninitialized: (id) => {
+        session.id = id;
         this.#sessions.set(id, session);
+        if (!row) {
+          const at = this.relay.clock.now();
+          this.relay.sessions.insert({ id, tokenHash: caller.tokenHash, initialize: JSON.stringify(initialize), createdAt: at, lastSeenAt: at });
+        }
       },
+      // Only an explicit DELETE from the client: a relay that stops keeps its sessions.
       onsessionclosed: (id) => {
         this.#sessions.delete(id);
+        this.relay.sessions.delete(id);
       },
     });
-    await server.connect(session.transport);
+    await session.server.connect(session.transport);
+    if (row) await replayInitialize(session.transport, row.id, initialize);
     return session;
   }
 
   private async forward(session: Session, request: Request, body: unknown): Promise<Response> {
     session.active++;
-    session.lastSeen = Date.now();
+    const now = Date.now();
+    session.lastSeen = now;
+    if (now - session.touched > TOUCH_EVERY_MS) {
+      session.touched = now;
+      this.relay.sessions.touch(session.id, this.relay.clock.now());
+    }
     const ids = requestIds(body);
     const dropped = () => {
       // The connection carrying these calls is gone: cancel them as if the client had, so their
-      // asks stop showing `waiting` and nothing is handed to a reader who left.
+      // asks stop showing `waiting` and nothing is handed to a reader who left. A primed call's
+      // record stays: the client resumes it.
       for (const requestId of ids) {
         session.transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "connection dropped" } });
       }
     };
     request.signal.addEventListener("abort", dropped, { once: true });
     try {
+      const callId = this.prime(session, request, body);
       const response = await session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
       // Gone while its body was read: the listener came too late to hear it.
       if (request.signal.aborted) dropped();
-      return openedAtOnce(response);
+      return callId ? this.resumable(response, callId, session.tokenHash) : openedAtOnce(response);
     } finally {
       session.active--;
       session.lastSeen = Date.now();
@@ -117,12 +182,121 @@ export class McpEndpoint {
   }
 
   /**
+   * A blocking tool call from a client that can resume streams gets a durable record before its
+   * stream opens; the stream's first event carries the record's id.
+   */
+  private prime(session: Session, request: Request, body: unknown): string | undefined {
+    if (request.method !== "POST" || !body || typeof body !== "object" || Array.isArray(body)) return undefined;
+    const m = body as { method?: unknown; id?: RequestId; params?: { name?: unknown; task?: unknown } };
+    if (m.method !== "tools/call" || m.id === undefined || m.params?.task !== undefined) return undefined;
+    if (TOOLS_BY_NAME.get(m.params?.name as any)?.kind !== "blocking") return undefined;
+    if ((request.headers.get("mcp-protocol-version") ?? "") < RESUMABLE_PROTOCOL) return undefined;
+    const callId = newId("cal");
+    this.relay.waiting.calls.insert({ id: callId, sessionId: session.id, requestId: JSON.stringify(m.id), tool: String(m.params!.name), createdAt: this.relay.clock.now() });
+    this.#primed.set(primedKey(session.id, m.id), callId);
+    return callId;
+  }
+
+  private takePrimed(sessionId: string | undefined, requestId: RequestId): string | undefined {
+    if (!sessionId) return undefined;
+    const key = primedKey(sessionId, requestId);
+    const callId = this.#primed.get(key);
+    this.#primed.delete(key);
+    return callId;
+  }
+
+  /** The SDK's stream, after a priming event, with every message event given an id of the call's. */
+  private resumable(response: Response, callId: string, tokenHash: string): Response {
+    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
+    const retryMs = this.relay.config.streamRetryMs;
+    let n = 0;
+    const resumable: Resumable = { tokenHash, handOver: () => {} };
+    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({
+      start: (controller) => {
+        controller.enqueue(encoder.encode(priming(callId, retryMs)));
+        // Ends the client's stream after what it has; the SDK's side is cancelled with it.
+        resumable.handOver = () => controller.terminate();
+      },
+      transform: (chunk, controller) => controller.enqueue(withEventId(chunk, callId, ++n)),
+    });
+    this.#resumable.add(resumable);
+    // A client that goes away cancels `readable`, and piping passes that on to the SDK's stream.
+    void response.body
+      .pipeTo(writable)
+      .catch(() => {})
+      .finally(() => this.#resumable.delete(resumable));
+    return new Response(readable, { status: response.status, headers: response.headers });
+  }
+
+  /**
+   * `GET` with `Last-Event-ID`: the call that event belongs to, followed again from its turn on this
+   * process, its result sent with the original JSON-RPC request id. A call whose result event the
+   * client already has is not answered twice.
+   */
+  private resume(session: Session, caller: Caller, request: Request, lastEventId: string): Response {
+    const m = /^(cal_[0-9a-z]+):(\w+)$/.exec(lastEventId);
+    const record = m ? this.relay.waiting.calls.get(m[1]) : undefined;
+    if (!m || !record || record.sessionId !== session.id) return jsonRpcError(404, -32000, `${problem("call.unknown").message}`);
+    if (m[2] === "done") return new Response(null, { status: 204, headers: { "mcp-session-id": session.id } });
+    const { waiting, config } = this.relay;
+    const callId = record.id;
+    const requestId = JSON.parse(record.requestId) as RequestId;
+    const progressToken = record.progressToken === null ? undefined : (JSON.parse(record.progressToken) as string | number);
+    const stop = new AbortController();
+    const onDrop = () => stop.abort();
+    request.signal.addEventListener("abort", onDrop, { once: true });
+    const resumable: Resumable = { tokenHash: session.tokenHash, handOver: () => {} };
+    const readable = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        let n = 0;
+        const send = (message: JSONRPCMessage, id: string) => controller.enqueue(encoder.encode(sse(message, id)));
+        controller.enqueue(encoder.encode(priming(callId, config.streamRetryMs)));
+        const keepalive = setInterval(() => controller.enqueue(encoder.encode(": keepalive\n\n")), SSE_KEEPALIVE_MS);
+        resumable.handOver = () => stop.abort();
+        this.#resumable.add(resumable);
+        void (async () => {
+          try {
+            let result: CallToolResult;
+            if (!record.askId) {
+              // The relay stopped after the stream opened and before the tool opened its ask.
+              result = toolError(problem("call.unknown", "The relay restarted before this call began: call the tool again with the same input."));
+            } else {
+              try {
+                const reply = await waiting.follow(caller, record.askId, {
+                  from: record.fromTurn,
+                  signal: stop.signal,
+                  budgetMs: config.waitBudgetMs,
+                  progressEveryMs: config.progressEveryMs,
+                  onProgress: progressToken === undefined ? undefined : (ms) => send({ jsonrpc: "2.0", ...progress(progressToken, ms) }, `${callId}:${++n}`),
+                });
+                result = toolResult(reply);
+              } catch (e) {
+                // Dropped or handed over: the client resumes again, from the same record.
+                if (stop.signal.aborted) return;
+                result = toolError(e);
+              }
+            }
+            send({ jsonrpc: "2.0", id: requestId, result } as JSONRPCMessage, `${callId}:done`);
+          } catch {
+            // The client left while the result was being written: it resumes.
+          } finally {
+            clearInterval(keepalive);
+            request.signal.removeEventListener("abort", onDrop);
+            this.#resumable.delete(resumable);
+            closeQuietly(controller);
+          }
+        })();
+      },
+      cancel: () => stop.abort(),
+    });
+    return new Response(readable, { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id } });
+  }
+
+  /**
    * Refuses requests whose Host or Origin is not this relay: a web page cannot reach /mcp. A loopback
    * name is accepted on any port, as the SDK's own check does (a proxy in front of the relay has its
    * own port); DNS rebinding needs a name of the attacker's, which only the public URL may be.
    */
-  #publicHost?: string;
-
   private assertTrustedOrigin(request: Request): void {
     const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
     // Read on first use: the public URL is settled once the server listens, before any request.
@@ -140,22 +314,50 @@ export class McpEndpoint {
     if (!allowed) throw problem("origin.refused", `Origin ${origin} is not allowed.`);
   }
 
+  #publicHost?: string;
+
+  /** Idle sessions leave memory; sessions idle past their expiry, and their calls, leave the store. */
   private sweep(): void {
     const now = Date.now();
     for (const [id, s] of this.#sessions) {
-      if (s.active === 0 && now - s.lastSeen > SESSION_IDLE_MS) {
-        this.#sessions.delete(id);
-        void s.server.close().catch(() => {});
-      }
+      if (s.active === 0 && now - s.lastSeen > SESSION_IN_MEMORY_MS) this.drop(id);
     }
+    const before = new Date(now - this.relay.config.sessionIdleMs).toISOString();
+    const expired = this.relay.sessions.deleteIdle(before);
+    for (const id of expired) this.drop(id);
+    this.relay.waiting.calls.deleteForSessions(expired);
+    this.relay.waiting.calls.deleteBefore(before);
   }
 
-  /** Hands every waiting call `pending` before the sessions close, so no agent waits on a relay that is gone. */
+  /** A revoked token's sessions end, with their streams, on this process and in the store. */
+  private endRevoked(): void {
+    const since = this.#revokedCheckedAt;
+    this.#revokedCheckedAt = new Date(Date.now() - 1_000).toISOString();
+    const hashes = new Set(this.relay.gate.revokedSince(since));
+    if (!hashes.size) return;
+    for (const hash of hashes) this.relay.waiting.calls.deleteForSessions(this.relay.sessions.deleteForToken(hash));
+    for (const r of [...this.#resumable]) if (hashes.has(r.tokenHash)) r.handOver();
+    for (const [id, s] of this.#sessions) if (hashes.has(s.tokenHash)) this.drop(id);
+  }
+
+  private drop(id: string): void {
+    const s = this.#sessions.get(id);
+    if (!s) return;
+    this.#sessions.delete(id);
+    void s.server.close().catch(() => {});
+  }
+
+  /**
+   * Before the relay stops: resumable streams are closed after their priming event, so their clients
+   * resume on the next process; every other waiting call gets `pending`. Sessions stay in the store.
+   */
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    this.relay.asks.releaseAll();
+    clearInterval(this.#revocations);
+    for (const r of [...this.#resumable]) r.handOver();
+    this.relay.waiting.releaseAll();
     const deadline = Date.now() + RELEASE_MS;
-    while (this.relay.asks.waitingCount > 0 && Date.now() < deadline) await Bun.sleep(10);
+    while (this.relay.waiting.count > 0 && Date.now() < deadline) await Bun.sleep(10);
     // The results are queued on their streams; give them a moment to reach the sockets.
     await Bun.sleep(50);
     const sessions = [...this.#sessions.values()];
@@ -164,7 +366,57 @@ export class McpEndpoint {
   }
 }
 
-const OPENED = new TextEncoder().encode(": open\n\n");
+/** Feeds a rebuilt transport the session's `initialize` and `initialized`, as the client once sent them. */
+async function replayInitialize(transport: WebStandardStreamableHTTPServerTransport, id: string, params: unknown): Promise<void> {
+  const headers = { accept: "application/json, text/event-stream", "content-type": "application/json" };
+  const url = "http://loopback.invalid/mcp";
+  const init = await transport.handleRequest(new Request(url, { method: "POST", headers }), {
+    parsedBody: { jsonrpc: "2.0", id: "loopback-restore", method: "initialize", params },
+  });
+  await init.text();
+  const version = (params as { protocolVersion?: string }).protocolVersion ?? "";
+  await transport.handleRequest(new Request(url, { method: "POST", headers: { ...headers, "mcp-session-id": id, "mcp-protocol-version": version } }), {
+    parsedBody: { jsonrpc: "2.0", method: "notifications/initialized" },
+  });
+}
+
+const primedKey = (sessionId: string, requestId: RequestId) => `${sessionId}\n${JSON.stringify(requestId)}`;
+
+const priming = (callId: string, retryMs: number) => `id: ${callId}:0\nretry: ${Math.round(retryMs)}\ndata: \n\n`;
+
+const sse = (message: JSONRPCMessage, id: string) => `event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`;
+
+const MESSAGE_EVENT = "event: message\n";
+const MESSAGE_BYTES = encoder.encode(MESSAGE_EVENT);
+const NOTIFICATION_START = `${MESSAGE_EVENT}data: {"method"`;
+const decoder = new TextDecoder();
+
+/**
+ * The SDK writes each event whole (`event: message\ndata: …\n\n`): each gets an id, the result the
+ * call's `done` id, so a client holding it is never answered twice. The SDK writes notifications
+ * with `method` first and responses without it; only the head is read, on this hot path.
+ */
+function withEventId(chunk: Uint8Array, callId: string, n: number): Uint8Array {
+  const head = decoder.decode(chunk.subarray(0, NOTIFICATION_START.length));
+  if (!head.startsWith(MESSAGE_EVENT)) return chunk;
+  const final = head !== NOTIFICATION_START;
+  const id = encoder.encode(`id: ${callId}:${final ? "done" : n}\n`);
+  const out = new Uint8Array(chunk.length + id.length);
+  out.set(MESSAGE_BYTES, 0);
+  out.set(id, MESSAGE_BYTES.length);
+  out.set(chunk.subarray(MESSAGE_BYTES.length), MESSAGE_BYTES.length + id.length);
+  return out;
+}
+
+function closeQuietly(controller: ReadableStreamDefaultController<Uint8Array>): void {
+  try {
+    controller.close();
+  } catch {
+    // Already closed.
+  }
+}
+
+const OPENED = encoder.encode(": open\n\n");
 
 /**
  * Bun holds a streamed response's headers back until its first chunk, so a client would not see an

@@ -1,19 +1,36 @@
 // One MCP session: the SDK's low-level Server, serving the contract's JSON Schemas (the SDK's
 // registerTool takes only zod) and validating arguments with the contract's valibot schemas.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { problem } from "@loopback/shared/problems";
+import type { AskService } from "../asks/ask-service.ts";
+import type { Waiting } from "../asks/waiting.ts";
 import type { Caller } from "../auth/gate.ts";
-import type { Relay } from "../relay.ts";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { UploadService } from "../uploads/upload-service.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
-import { SqliteTaskStore, TASK_POLL_INTERVAL_MS } from "./task-store.ts";
-import { listing, toolError, toolResult, type ToolContext } from "./tool.ts";
+import { McpTaskStore, TASK_POLL_INTERVAL_MS } from "./task-store.ts";
+import { listing, toolError, toolResult, type BlockingTool, type ToolContext } from "./tool.ts";
 import { TOOLS, TOOLS_BY_NAME } from "./tools/index.ts";
 
 export const SERVER_INFO = { name: "loopback", title: "Loopback", version: "0.1.0" };
 
-export function createMcpServer(relay: Relay, caller: Caller): Server {
-  const taskStore = new SqliteTaskStore(relay, caller);
+/** What MCP sessions use of the relay. */
+export interface McpServices {
+  asks: AskService;
+  waiting: Waiting;
+  uploads: UploadService;
+  clock: Clock;
+  config: Config;
+}
+
+/** The durable record of a blocking call whose stream was primed for resuming, if it has one. */
+export type CallOf = (sessionId: string | undefined, requestId: RequestId) => string | undefined;
+
+export function createMcpServer(services: McpServices, caller: Caller, callOf: CallOf): Server {
+  const { asks, waiting, config } = services;
+  const taskStore = new McpTaskStore(waiting, services.clock, caller);
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: {},
@@ -38,9 +55,9 @@ export function createMcpServer(relay: Relay, caller: Caller): Server {
     if (!tool) {
       // An isError result, as the SDK's McpServer gives, so the model reads which tools there are.
       const refused = unknownTool(request.params.name);
-      return asTask ? { task: taskStore.open(undefined, request.params.name, false, asTask, refused) } : refused;
+      return asTask ? { task: taskStore.open(undefined, request.params.name, 0, asTask, refused) } : refused;
     }
-    const ctx: ToolContext = { relay, caller, client: client() };
+    const ctx: ToolContext = { asks, uploads: services.uploads, publicUrl: config.publicUrl, caller, client: client() };
     const args = request.params.arguments ?? {};
 
     if (tool.kind === "instant") {
@@ -51,38 +68,52 @@ export function createMcpServer(relay: Relay, caller: Caller): Server {
       }
     }
 
-    let askId: string;
+    let started: ReturnType<BlockingTool["start"]>;
+    let from: number;
     try {
-      askId = tool.start(ctx, args).askId;
+      if (!asTask) waiting.assertRoom(caller);
+      started = tool.start(ctx, args);
+      from = waiting.from(caller, started.askId, Boolean(tool.resume || started.reclaimed));
     } catch (e) {
-      if (asTask) return { task: taskStore.open(undefined, tool.name, false, asTask, toolError(e)) };
+      if (asTask) return { task: taskStore.open(undefined, tool.name, 0, asTask, toolError(e)) };
       return toolError(e);
     }
-    if (asTask) return { task: taskStore.open(askId, tool.name, tool.resume ?? false, asTask) };
+    const { askId, opened = false } = started;
+    if (asTask) return { task: taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
 
     const progressToken = request.params._meta?.progressToken;
-    const reply = await relay.asks.follow(caller, askId, {
-      signal: extra.signal,
-      budgetMs: relay.config.waitBudgetMs,
-      resume: tool.resume,
-      progressEveryMs: relay.config.progressEveryMs,
-      onProgress:
-        progressToken === undefined
-          ? undefined
-          : (waitedMs) => {
-              extra
-                .sendNotification({
-                  method: "notifications/progress",
-                  // Seconds waited, to the millisecond: progress must grow with every notification.
-                  params: { progressToken, progress: Math.round(waitedMs) / 1000, message: "Waiting for the person's reply" },
-                })
-                .catch(() => {});
-            },
-    });
-    return toolResult(reply) satisfies CallToolResult;
+    const callId = callOf(extra.sessionId, extra.requestId);
+    if (callId) waiting.calls.start(callId, askId, from, progressToken === undefined ? null : JSON.stringify(progressToken));
+    try {
+      const reply = await waiting.follow(caller, askId, {
+        from,
+        opened,
+        signal: extra.signal,
+        budgetMs: config.waitBudgetMs,
+        progressEveryMs: config.progressEveryMs,
+        onProgress:
+          progressToken === undefined
+            ? undefined
+            : (waitedMs) => {
+                extra.sendNotification(progress(progressToken, waitedMs)).catch(() => {});
+              },
+      });
+      return toolResult(reply) satisfies CallToolResult;
+    } catch (e) {
+      if (extra.signal.aborted) throw e;
+      return toolError(e);
+    }
   });
 
   return server;
+}
+
+/** Seconds waited, to the millisecond: progress must grow with every notification. */
+export function progress(progressToken: string | number, waitedMs: number) {
+  return {
+    method: "notifications/progress" as const,
+    params: { progressToken, progress: Math.round(waitedMs) / 1000, message: "Waiting for the person's reply" },
+  };
 }
 
 function unknownTool(name: string): CallToolResult {

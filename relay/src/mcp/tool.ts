@@ -5,11 +5,16 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { toolJsonSchemas } from "@loopback/shared/generated/tool-schemas";
 import { LoopbackProblem } from "@loopback/shared/problems";
 import { TOOL_SHAPES, type ToolName } from "@loopback/shared/tool-catalog";
+import type { AskService, Opened } from "../asks/ask-service.ts";
 import type { Caller } from "../auth/gate.ts";
-import type { Relay } from "../relay.ts";
+import type { UploadService } from "../uploads/upload-service.ts";
 
+/** What a tool may use: the services, never the whole relay. */
 export interface ToolContext {
-  relay: Relay;
+  asks: AskService;
+  uploads: UploadService;
+  /** Where people reach the relay: inbox links start with it. */
+  publicUrl: string;
   caller: Caller;
   /** The MCP client's name and version from `initialize`, such as `claude-code 2.1.0`. */
   client?: string;
@@ -34,7 +39,7 @@ export interface InstantTool extends ToolBase {
  */
 export interface BlockingTool extends ToolBase {
   kind: "blocking";
-  start(ctx: ToolContext, args: unknown): { askId: string };
+  start(ctx: ToolContext, args: unknown): Pick<Opened, "askId"> & Partial<Opened>;
   /** Whether the wait may hand back a reply the agent was already given (it lost the result). */
   resume?: boolean;
 }

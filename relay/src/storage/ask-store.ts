@@ -17,6 +17,8 @@ export interface StoredAsk {
   ask: Ask;
   /** How many of the person's turns the agent has been handed. */
   delivered: number;
+  /** When the latest of them was handed over (ISO time), if ever. */
+  deliveredAt: string | null;
 }
 
 /** The parts of an ask fixed when it is opened. */
@@ -71,7 +73,7 @@ export class AskStore {
       .prepare();
     this.#claim = db
       .update(asks)
-      .set({ delivered: sql`${p("next")}` })
+      .set({ delivered: sql`${p("next")}`, deliveredAt: sql`${p("at")}` })
       .where(and(eq(asks.id, p("id")), eq(asks.delivered, p("expected"))))
       .prepare();
   }
@@ -112,7 +114,7 @@ export class AskStore {
       createdAt: ask.createdAt,
       updatedAt: ask.updatedAt,
     }));
-    this.remember({ spaceId, ask, delivered: 0 }, openingJson.length);
+    this.remember({ spaceId, ask, delivered: 0, deliveredAt: null }, openingJson.length);
   }
 
   /**
@@ -133,7 +135,7 @@ export class AskStore {
     })();
     if (ok) {
       const cached = this.#cache.get(after.id);
-      if (cached) this.remember({ spaceId: cached.spaceId, ask: after, delivered: cached.delivered }, cached.bytes + bodies.reduce((n, b) => n + b.length, 0));
+      if (cached) this.remember({ spaceId: cached.spaceId, ask: after, delivered: cached.delivered, deliveredAt: cached.deliveredAt }, cached.bytes + bodies.reduce((n, b) => n + b.length, 0));
       else this.forget(after.id);
     }
     return ok;
@@ -144,24 +146,29 @@ export class AskStore {
    * is written without waiting for the disk: it survives a crashed process (SQLite's WAL is in the
    * OS by then), and if a power cut lost it the reply would be handed over again, never lost.
    */
-  claimDelivery(askId: string, expected: number, next: number): boolean {
-    const res = lightly(this.db, () => this.#claim.run({ id: askId, expected, next }));
+  claimDelivery(askId: string, expected: number, next: number, at: string): boolean {
+    const res = lightly(this.db, () => this.#claim.run({ id: askId, expected, next, at }));
     if (changed(res) !== 1) return false;
     const cached = this.#cache.get(askId);
-    if (cached) cached.delivered = next;
+    if (cached) {
+      cached.delivered = next;
+      cached.deliveredAt = at;
+    }
     return true;
   }
 
   /**
    * The newest ask opened with this fingerprint that an agent asking again should pick up: still the
-   * person's move, or holding a reply no agent has been handed.
+   * person's move, holding a reply no agent has been handed, or whose reply was handed over since
+   * `reclaimSince` (the agent may have restarted before reading it). `reclaimed` says it was the last.
    */
-  findResumable(spaceId: string, fingerprint: string): StoredAsk | undefined {
+  findResumable(spaceId: string, fingerprint: string, reclaimSince: string): { stored: StoredAsk; reclaimed: boolean } | undefined {
     const rows = this.#byFingerprint.all({ spaceId, fingerprint });
     for (const { id } of rows) {
       const stored = this.get(id);
       if (!stored) continue;
-      if (stored.ask.status === "awaiting_human" || replyCount(stored.ask) > stored.delivered) return stored;
+      if (stored.ask.status === "awaiting_human" || replyCount(stored.ask) > stored.delivered) return { stored, reclaimed: false };
+      if (stored.deliveredAt && stored.deliveredAt >= reclaimSince) return { stored, reclaimed: true };
     }
     return undefined;
   }
@@ -172,7 +179,7 @@ export class AskStore {
     const row = this.#byId.get({ id });
     if (!row) return undefined;
     const thread = this.#threadOf.all({ id });
-    const stored = { spaceId: row.spaceId, ask: assemble(row, thread), delivered: row.delivered };
+    const stored = { spaceId: row.spaceId, ask: assemble(row, thread), delivered: row.delivered, deliveredAt: row.deliveredAt };
     this.remember(stored, row.opening.length + thread.reduce((n, e) => n + e.body.length, 0));
     return stored;
   }

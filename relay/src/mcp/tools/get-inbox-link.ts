@@ -9,10 +9,10 @@ export const getInboxLink: InstantTool = {
   description:
     "Get the address of the person's Loopback inbox, or of one ask in it with `askId`: to hand them when they ask where to answer, or to mention alongside a message you print while you wait.",
   readOnly: true,
-  run: ({ relay, caller }, args) => {
+  run: ({ asks, publicUrl, caller }, args) => {
     const { askId } = parseShape(schemas.InboxRequest, args, "input.invalid");
-    if (askId) relay.asks.get(caller, askId);
-    const base = `${relay.config.publicUrl}/inbox/`;
+    if (askId) asks.get(caller, askId);
+    const base = `${publicUrl}/inbox/`;
     return { url: askId ? `${base}#/ask/${encodeURIComponent(askId)}` : base };
   },
 };

@@ -14,5 +14,5 @@ export const requestReview: BlockingTool = {
     "The reply is one of: `approved` (go ahead; `note` may add something); `changes_requested` (do what `feedback` says, then send a new review with `revises` set to this review's `askId`); `follow_up` (they asked you something in `question`: answer with `answer_follow_up`); `dismissed` (they declined to review it: do not proceed as if approved).",
     PROJECT_WORDS,
   ].join("\n\n"),
-  start: ({ relay, caller, client }, args) => ({ askId: relay.asks.open(caller, { kind: "review", input: args as ReviewInput }, client).id }),
+  start: ({ asks, caller, client }, args) => asks.open(caller, { kind: "review", input: args as ReviewInput }, client),
 };

@@ -1,0 +1,214 @@
+// Waiting for the person: which calls and task leases follow which ask, handing each reply over once,
+// and the durable records that let a cut-off call be resumed by any relay process. The ask service
+// owns the turns; this class owns everything about who waits for them.
+import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
+import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
+import { problem } from "@loopback/shared/problems";
+import type { Caller } from "../auth/gate.ts";
+import type { Clock } from "../clock.ts";
+import type { EventBus } from "../events/event-bus.ts";
+import type { AskStore, StoredAsk } from "../storage/ask-store.ts";
+import type { Tasks } from "../storage/tasks.ts";
+import type { WaitingCalls } from "../storage/waiting-calls.ts";
+import { Followers, type Follower } from "./followers.ts";
+
+export interface FollowOptions {
+  /** Ends the wait early, as when the agent cancels or its connection drops. */
+  signal?: AbortSignal;
+  /** How long to wait before returning `pending`; 0 waits as long as the signal allows. */
+  budgetMs: number;
+  /** Called every `progressEveryMs` while waiting, for clients that reset their timeout on progress. */
+  onProgress?: (waitedMs: number) => void;
+  progressEveryMs?: number;
+  /** The person's turns already handed over before this wait began: it returns with a later one. */
+  from: number;
+  /** The ask was opened for this wait and already announced as waiting: no second frame for it. */
+  opened?: boolean;
+}
+
+export interface WaitingLimits {
+  /** Calls one token may have waiting at once on this relay. */
+  maxPerToken: number;
+}
+
+export class Waiting {
+  readonly followers = new Followers();
+  #perToken = new Map<string, number>();
+  #leases = new Map<string, { follower: Follower; timer: ReturnType<typeof setTimeout> }>();
+  #stopping = false;
+
+  constructor(
+    private store: AskStore,
+    private bus: EventBus,
+    private clock: Clock,
+    readonly calls: WaitingCalls,
+    readonly tasks: Tasks,
+    private limits: WaitingLimits,
+  ) {}
+
+  isFollowed(askId: string): boolean {
+    return this.followers.isFollowed(askId);
+  }
+
+  withWaiting(ask: Ask): Ask {
+    return { ...ask, waiting: this.followers.isFollowed(ask.id) };
+  }
+
+  private load(caller: Caller, askId: string): StoredAsk {
+    const stored = this.store.get(askId);
+    if (!stored || stored.spaceId !== caller.spaceId) throw problem("ask.not_found");
+    return stored;
+  }
+
+  /**
+   * How many of the person's turns a new follower counts as already handed over: those handed to
+   * earlier calls. With `resume`, an ask that is no longer the person's move counts one fewer, so its
+   * latest reply is handed over again: the agent evidently lost the result that carried it.
+   */
+  from(caller: Caller, askId: string, resume: boolean): number {
+    const stored = this.load(caller, askId);
+    const replies = replyCount(stored.ask);
+    if (resume && stored.ask.status !== "awaiting_human" && replies > 0) return Math.min(stored.delivered, replies - 1);
+    return stored.delivered;
+  }
+
+  /**
+   * Waits for the person's next reply after `from` and hands it over once. Returns `pending` when the
+   * budget runs out first; the reply then waits, stored, for the next follow.
+   */
+  async follow(caller: Caller, askId: string, opts: FollowOptions): Promise<ToolReply> {
+    this.load(caller, askId);
+    this.assertRoom(caller);
+    this.#perToken.set(caller.tokenHash, (this.#perToken.get(caller.tokenHash) ?? 0) + 1);
+    const started = Date.now();
+    let wake!: () => void;
+    let changed = new Promise<void>((r) => (wake = r));
+    let stopping = this.#stopping;
+    const follower: Follower = {
+      wake: () => wake(),
+      release: () => {
+        stopping = true;
+        wake();
+      },
+    };
+    const timers: ReturnType<typeof setTimeout>[] = [];
+    const onAbort = () => wake();
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (this.followers.add(askId, follower) && !opts.opened) this.announce(askId);
+      if (opts.budgetMs > 0) timers.push(setTimeout(() => wake(), opts.budgetMs));
+      if (opts.onProgress && opts.progressEveryMs) {
+        const every = opts.progressEveryMs;
+        timers.push(setInterval(() => opts.onProgress!(Date.now() - started), every));
+      }
+      for (;;) {
+        // Aborted first: a reply taken for a call whose result will be thrown away would count as
+        // handed over while nobody read it.
+        if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
+        const reply = this.take(askId, opts.from);
+        if (reply) return { askId, reply };
+        const waited = Date.now() - started;
+        if (stopping || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return pending(askId, waited, stopping);
+        await changed;
+        changed = new Promise<void>((r) => (wake = r));
+      }
+    } finally {
+      for (const t of timers) clearTimeout(t);
+      opts.signal?.removeEventListener("abort", onAbort);
+      const left = (this.#perToken.get(caller.tokenHash) ?? 1) - 1;
+      if (left > 0) this.#perToken.set(caller.tokenHash, left);
+      else this.#perToken.delete(caller.tokenHash);
+      // Told after the result is on its way: the agent should not wait for the inbox to hear it.
+      if (this.followers.remove(askId, follower)) setImmediate(() => this.announce(askId));
+    }
+  }
+
+  /** Refuses a call over its token's limit, before it opens anything. */
+  assertRoom(caller: Caller): void {
+    if ((this.#perToken.get(caller.tokenHash) ?? 0) >= this.limits.maxPerToken) throw problem("calls.too_many");
+  }
+
+  /**
+   * The person's newest reply if they replied after the first `from` turns, recorded as handed over.
+   * Every follower waiting at the time gets it: two calls on one ask (two agents asking the same, or
+   * a call and its retry) both hear the answer, and neither is cut short for the other.
+   */
+  private take(askId: string, from: number): Reply | undefined {
+    const stored = this.store.get(askId);
+    if (!stored) return undefined;
+    const replies = replyCount(stored.ask);
+    if (replies <= from) return undefined;
+    // Hand over the newest: an older one was overtaken (a briefing dismissed on the agent's turn).
+    if (replies > stored.delivered) this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
+    return latestReply(stored.ask)!.reply;
+  }
+
+  /**
+   * A look for the reply without waiting, for an agent that follows an ask by polling (an MCP task).
+   * Each poll keeps the ask `waiting` for `leaseMs`; an agent that stops polling stops waiting.
+   */
+  poll(caller: Caller, askId: string, opts: { from: number; leaseMs: number; opened?: boolean }): ToolReply | undefined {
+    this.load(caller, askId);
+    const reply = this.take(askId, opts.from);
+    if (reply) {
+      this.endLease(askId);
+      return { askId, reply };
+    }
+    this.lease(askId, opts.leaseMs, opts.opened ?? false);
+    return undefined;
+  }
+
+  private lease(askId: string, ms: number, opened: boolean): void {
+    const held = this.#leases.get(askId);
+    if (held) {
+      held.timer.refresh();
+      return;
+    }
+    const follower: Follower = { wake: () => {}, release: () => {} };
+    const timer = setTimeout(() => this.endLease(askId), ms);
+    timer.unref?.();
+    this.#leases.set(askId, { follower, timer });
+    if (this.followers.add(askId, follower) && !opened) this.announce(askId);
+  }
+
+  endLease(askId: string): void {
+    const held = this.#leases.get(askId);
+    if (!held) return;
+    clearTimeout(held.timer);
+    this.#leases.delete(askId);
+    if (this.followers.remove(askId, held.follower)) this.announce(askId);
+  }
+
+  /** The person changed the ask: every follower looks for its reply. */
+  wake(askId: string): void {
+    this.followers.wake(askId);
+  }
+
+  /**
+   * Ends every wait with `pending`, and any that starts from now on, for a relay about to stop: an
+   * agent told to come back is better off than one left on a call that will never answer.
+   */
+  releaseAll(): void {
+    this.#stopping = true;
+    for (const askId of [...this.#leases.keys()]) this.endLease(askId);
+    this.followers.releaseAll();
+  }
+
+  private announce(askId: string): void {
+    const stored = this.store.get(askId);
+    if (stored) this.bus.publish(stored.spaceId, "ask.updated", this.withWaiting(stored.ask));
+  }
+
+  /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */
+  get count(): number {
+    return this.followers.count;
+  }
+}
+
+function pending(askId: string, waitedMs: number, stopping: boolean): ToolReply {
+  const waitedSeconds = Math.round(waitedMs / 1000);
+  const message = stopping
+    ? `The relay is restarting; the person has not replied yet. Nothing is lost: call wait_for_reply with askId "${askId}" in a few seconds to keep waiting for their reply.`
+    : `The person has not replied yet (waited ${waitedSeconds} s). Nothing is lost: call wait_for_reply with askId "${askId}" now to keep waiting for their reply.`;
+  return { askId, pending: { waitedSeconds, message } };
+}

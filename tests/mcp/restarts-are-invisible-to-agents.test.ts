@@ -1,0 +1,223 @@
+// The relay is replaceable: sessions and waiting calls live in the store, and a blocking call's
+// stream is resumable. The same connected SDK client (default reconnection options, as Claude Code
+// has) goes on across a graceful restart and a `kill -9`: no 404, no new `initialize`, and a call
+// waiting on the person returns the answer they gave after the restart.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import type { Ask } from "@loopback/shared/generated/types";
+import { Agent } from "../support/agent.ts";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, until, type Scene } from "./scene.ts";
+
+let s: Scene;
+beforeAll(async () => {
+  // A short `retry`: the client comes back half a second after its stream ends.
+  s = await scene({ LOOPBACK_STREAM_RETRY_S: "0.5" });
+});
+afterAll(() => s.dispose());
+
+/** Counts `initialize` requests the agent sends, to prove none is sent again. */
+function countInitializes(agent: Agent): () => number {
+  let n = 0;
+  const send = agent.transport.send.bind(agent.transport);
+  agent.transport.send = (message, options) => {
+    if ("method" in message && message.method === "initialize") n++;
+    return send(message, options);
+  };
+  return () => n;
+}
+
+async function question(agent = s.agent) {
+  const project = newProject();
+  const call = running(agent.call("ask_question", questionInput(project)));
+  const ask = await openedAsk(s.person, project, call);
+  await askWhen(s.person, ask.id, (a) => a.waiting, "the call follows it");
+  return { ask, call };
+}
+
+const humanTurns = (ask: Ask) => ask.thread.filter((e) => e.author === "human").length;
+
+for (const [how, stop] of [
+  ["SIGTERM", () => s.relay.stop()],
+  ["kill -9", () => s.relay.kill9()],
+] as const) {
+  test(`after ${how} and a restart the same connected client lists tools and calls them: no 404, no new initialize`, async () => {
+    const agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+    const initializes = countInitializes(agent);
+    const sessionId = agent.transport.sessionId;
+    await stop();
+    await s.relay.start();
+    expect((await agent.client.listTools()).tools.map((t) => t.name)).toContain("ask_question");
+    const link = await agent.call("get_inbox_link", {});
+    expect(link.isError ?? false).toBe(false);
+    expect(agent.transport.sessionId).toBe(sessionId);
+    expect(initializes()).toBe(0);
+    await agent.close();
+  }, 20_000);
+
+  test(`a call waiting on the person when the relay stops (${how}) returns the answer given after the restart, once`, async () => {
+    const agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0");
+    const initializes = countInitializes(agent);
+    const { ask, call } = await question(agent);
+    await stop();
+    await s.relay.start();
+    expect((await s.person.reply(ask.id, { outcome: "answered", selected: ["Redis"] })).status).toBe(200);
+    const answeredAt = Date.now();
+    expect(toolReply(await call)).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["Redis"] } });
+    // Within a few seconds of the reply: the client came back on the server's `retry`.
+    expect(Date.now() - answeredAt).toBeLessThan(5_000);
+    const after = await readAsk(s.person, ask.id);
+    expect(humanTurns(after)).toBe(1);
+    expect(initializes()).toBe(0);
+    await agent.close();
+  }, 20_000);
+}
+
+test("200 calls waiting across a kill -9 each return their own answer, none twice, none lost", async () => {
+  const agents = await Promise.all(Array.from({ length: 20 }, (_, i) => Agent.connect(s.relay.url, s.agentToken, `load-${i}`, "1.0")));
+  const calls = agents.flatMap((agent, a) =>
+    Array.from({ length: 10 }, (_, c) => {
+      const project = newProject();
+      return { project, choice: ["SQLite", "Redis", "None"][(a + c) % 3], call: running(agent.call("ask_question", questionInput(project))) };
+    }),
+  );
+  const asks = new Map<string, string>();
+  for (const c of calls) asks.set(c.project, (await openedAsk(s.person, c.project, c.call)).id);
+  await s.relay.kill9();
+  await s.relay.start();
+  for (const c of calls) expect((await s.person.reply(asks.get(c.project)!, { outcome: "answered", selected: [c.choice] })).status).toBe(200);
+  const results = await Promise.all(calls.map((c) => c.call));
+  results.forEach((r, i) => expect(toolReply(r)).toEqual({ askId: asks.get(calls[i].project)!, reply: { outcome: "answered", selected: [calls[i].choice] } }));
+  // None opened twice: no ask of these projects is left open, and each holds its one reply.
+  const projects = new Set(calls.map((c) => c.project));
+  expect((await s.person.snapshot()).open.filter((a) => projects.has(a.project ?? ""))).toEqual([]);
+  for (const id of asks.values()) expect(humanTurns(await readAsk(s.person, id))).toBe(1);
+  await Promise.all(agents.map((a) => a.close()));
+}, 60_000);
+
+/** The agent's side of MCP by hand, for what the SDK client does not let a test do. */
+class RawClient {
+  sessionId = "";
+  constructor(readonly protocolVersion: string) {}
+
+  headers(extra: Record<string, string> = {}) {
+    return {
+      Authorization: `Bearer ${s.agentToken}`,
+      "Content-Type": "application/json",
+      Accept: "application/json, text/event-stream",
+      ...(this.sessionId ? { "mcp-session-id": this.sessionId, "mcp-protocol-version": this.protocolVersion } : {}),
+      ...extra,
+    };
+  }
+
+  async connect(): Promise<this> {
+    const init = await fetch(`${s.relay.url}/mcp`, {
+      method: "POST",
+      headers: this.headers(),
+      body: JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: this.protocolVersion, capabilities: {}, clientInfo: { name: "raw", version: "1" } } }),
+    });
+    this.sessionId = init.headers.get("mcp-session-id")!;
+    await init.text();
+    await fetch(`${s.relay.url}/mcp`, { method: "POST", headers: this.headers(), body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
+    return this;
+  }
+
+  call(id: number, project: string, signal?: AbortSignal) {
+    return fetch(`${s.relay.url}/mcp`, {
+      method: "POST",
+      headers: this.headers(),
+      body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "ask_question", arguments: questionInput(project) } }),
+      signal,
+    });
+  }
+
+  resume(lastEventId: string) {
+    return fetch(`${s.relay.url}/mcp`, { headers: { ...this.headers({ Accept: "text/event-stream" }), "last-event-id": lastEventId } });
+  }
+}
+
+/** The events of an SSE body, as they arrive. */
+async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; data: string }> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const id = /^id: (.*)$/m.exec(block)?.[1];
+      const data = /^data: (.*)$/m.exec(block)?.[1] ?? "";
+      if (id !== undefined || data) yield { id, data };
+    }
+  }
+}
+
+test("a client that dies without reading its result gets the reply when it reconnects with Last-Event-ID; the result's own id is not answered twice", async () => {
+  const raw = await new RawClient("2025-11-25").connect();
+  const project = newProject();
+  const gone = new AbortController();
+  const response = await raw.call(7, project, gone.signal);
+  const stream = events(response.body!);
+  const priming = (await stream.next()).value!;
+  expect(priming.id).toMatch(/^cal_/);
+  const ask = await openedAsk(s.person, project);
+  await askWhen(s.person, ask.id, (a) => a.waiting, "the call follows it");
+  // The reply is written into a connection its client no longer reads, then the client dies.
+  expect((await s.person.reply(ask.id, { outcome: "answered", selected: ["None"] })).status).toBe(200);
+  await askWhen(s.person, ask.id, (a) => !a.waiting, "the call took the reply");
+  gone.abort();
+
+  const resumed = await raw.resume(priming.id!);
+  expect(resumed.status).toBe(200);
+  let result: { id?: string; data: string } | undefined;
+  for await (const event of events(resumed.body!)) if (event.data) result = event;
+  expect(result!.id).toMatch(/:done$/);
+  const message = JSON.parse(result!.data);
+  expect(message.id).toBe(7);
+  expect(message.result.structuredContent).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["None"] } });
+
+  // Holding the result's id, the client has its answer: nothing is sent for that request again.
+  const again = await raw.resume(result!.id!);
+  expect(again.status).toBe(204);
+  expect(await again.text()).toBe("");
+  expect(humanTurns(await readAsk(s.person, ask.id))).toBe(1);
+});
+
+test("a client on an older protocol (no resumable streams) still gets `pending` when the relay stops", async () => {
+  const raw = await new RawClient("2025-06-18").connect();
+  const project = newProject();
+  const response = await raw.call(9, project);
+  const ask = await openedAsk(s.person, project);
+  await askWhen(s.person, ask.id, (a) => a.waiting, "the call follows it");
+  const stopped = s.relay.stop();
+  let message: any;
+  for await (const event of events(response.body!)) {
+    expect(event.id).toBeUndefined();
+    if (event.data) message = JSON.parse(event.data);
+  }
+  await stopped;
+  expect(message.id).toBe(9);
+  expect(message.result.structuredContent.pending.message).toContain(`wait_for_reply with askId "${ask.id}"`);
+  await s.relay.start();
+});
+
+test("a revoked token's sessions end: the same client's next request is refused, and its session leaves the store", async () => {
+  const token = await s.relay.token("ada", { agent: true });
+  const agent = await Agent.connect(s.relay.url, token, "claude-code", "2.1.0");
+  const sessionId = agent.transport.sessionId!;
+  const stored = () => {
+    const db = new Database(join(s.relay.dataDir, "loopback.sqlite"), { readonly: true });
+    try {
+      return db.query("SELECT id FROM mcp_sessions WHERE id = ?").get(sessionId) !== null;
+    } finally {
+      db.close();
+    }
+  };
+  expect(stored()).toBe(true);
+  const tokenId = /tok_[0-9a-z]+/.exec(s.relay.cli(["token", "list"]).stdout.trim().split("\n").at(-1)!)![0];
+  expect(s.relay.cli(["token", "revoke", tokenId]).exitCode).toBe(0);
+  await expect(agent.client.listTools()).rejects.toThrow();
+  await until(() => !stored(), "the revoked token's session is gone from the store", 8_000);
+  await agent.close();
+}, 15_000);

@@ -1,0 +1,32 @@
+// The waiting core, called directly on a real SQLite file: a wait cancelled in the same turn as the
+// person's reply arrives takes nothing, so the reply is not recorded as handed to a call whose result
+// is thrown away; the next wait gets it.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { configFromEnv } from "../../relay/src/config.ts";
+import { Relay } from "../../relay/src/relay.ts";
+
+const dataDir = mkdtempSync(join(tmpdir(), "loopback-waiting-"));
+const relay = new Relay(configFromEnv({ LOOPBACK_DATA: dataDir }));
+afterAll(() => {
+  relay.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+test("a wait cancelled in the same turn as the reply takes nothing; the next wait gets the reply", async () => {
+  const agent = relay.gate.createToken({ person: "ada", agent: true }).caller;
+  const person = relay.gate.createToken({ person: "ada" }).caller;
+  const { askId } = relay.asks.open(agent, { kind: "question", input: { question: "Go?", project: "p" } });
+  const cancel = new AbortController();
+  const cut = relay.waiting.follow(agent, askId, { from: 0, budgetMs: 0, signal: cancel.signal });
+  // The reply and the cancel land together, before the wait runs again.
+  relay.asks.reply(person, askId, { outcome: "answered", selected: [], text: "Yes." });
+  cancel.abort(new Error("cancelled"));
+  await expect(cut).rejects.toThrow("cancelled");
+
+  const from = relay.waiting.from(agent, askId, false);
+  expect(from).toBe(0);
+  expect(await relay.waiting.follow(agent, askId, { from, budgetMs: 0 })).toEqual({ askId, reply: { outcome: "answered", selected: [], text: "Yes." } });
+});
