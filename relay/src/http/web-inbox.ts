@@ -1,7 +1,7 @@
 // The web inbox: the same Svelte inbox as the extension's side panel, built by `bun run build` into
 // extension/.output/web and served here under /inbox/.
 import { existsSync } from "node:fs";
-import { join, normalize, resolve } from "node:path";
+import { join, normalize, resolve, sep } from "node:path";
 
 export const WEB_INBOX_DIR = resolve(import.meta.dir, "../../../extension/.output/web");
 
@@ -25,7 +25,8 @@ export function webInbox(headers: Record<string, string>, dir = WEB_INBOX_DIR) {
       return new Response("Not found", { status: 404, headers });
     }
     const path = join(dir, rel);
-    if (!path.startsWith(dir)) return new Response("Not found", { status: 404, headers });
+    // With the separator: "web-other/x" starts with "web" too.
+    if (!path.startsWith(dir + sep)) return new Response("Not found", { status: 404, headers });
     const file = Bun.file(existsSync(path) && !path.endsWith("/") ? path : join(dir, "index.html"));
     if (!(await file.exists())) {
       return new Response("The web inbox is not built yet: run `bun run build`.", { status: 404, headers: { ...headers, "Content-Type": "text/plain" } });
