@@ -4,8 +4,8 @@
 import { Database } from "bun:sqlite";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { DB_FILE, prepareDataDir } from "./data-dir.ts";
 import * as schema from "./schema.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
@@ -13,8 +13,9 @@ export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 const MIGRATIONS = join(import.meta.dir, "migrations");
 
 export function openDb(dataDir: string): Db {
-  mkdirSync(dataDir, { recursive: true });
-  const sqlite = new Database(join(dataDir, "loopback.sqlite"), { create: true, strict: true });
+  const warning = prepareDataDir(dataDir);
+  if (warning) console.warn(warning);
+  const sqlite = new Database(join(dataDir, DB_FILE), { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = FULL");
   sqlite.exec("PRAGMA foreign_keys = ON");
