@@ -5,6 +5,7 @@ import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { SnapshotEvent } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
+import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import type { Relay } from "../relay.ts";
 
@@ -28,6 +29,7 @@ export function upgradeEvents(relay: Relay, request: Request, server: Server<Soc
   try {
     const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((s) => s.trim());
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") throw problem("route.not_found", "This address takes WebSocket upgrades.");
+    assertAllowedOrigin(request, relay.config);
     if (!offered.includes(SUBPROTOCOL)) throw problem("ticket.invalid", `Offer the subprotocol ${SUBPROTOCOL}.`);
     const ticket = offered.find((p) => p.startsWith(TICKET_PREFIX));
     let caller: Caller | undefined;
