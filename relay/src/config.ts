@@ -16,6 +16,8 @@ export interface Config {
   uploadTtlMs: number;
   /** Origins allowed to call /mcp besides the relay's own (DNS-rebinding protection). */
   allowedOrigins: string[];
+  /** Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
+  trustedProxies: string[];
   /** When this build was made, sent as `Loopback-Build`. */
   build: string;
   /** How long a handed-over reply stays claimable by asking again with the same input. */
@@ -70,6 +72,9 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     streamRetryMs: seconds("LOOPBACK_STREAM_RETRY_S", DEFAULT_STREAM_RETRY_S),
     maxSessionsPerToken: count("LOOPBACK_MAX_SESSIONS_PER_TOKEN", DEFAULT_MAX_SESSIONS_PER_TOKEN),
     maxWaitingPerToken: count("LOOPBACK_MAX_WAITING_PER_TOKEN", DEFAULT_MAX_WAITING_PER_TOKEN),
-    allowedOrigins: (env.LOOPBACK_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean),
+    allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
+    trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
   };
 }
+
+const list = (raw: string | undefined) => (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);

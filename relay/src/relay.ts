@@ -37,13 +37,12 @@ export class Relay {
     this.sessions = new McpSessions(this.db);
   }
 
-  /** The caller behind an `Authorization` header, with guessing from one address slowed down. */
+  /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
   authenticate(authorization: string | null, address: string): Caller {
-    if (this.limiter.blocked(address)) throw problem("auth.rate_limited");
     try {
       return this.gate.authenticate(authorization);
     } catch (e) {
-      if (e instanceof LoopbackProblem && e.code === "auth.invalid") this.limiter.fail(address);
+      if (e instanceof LoopbackProblem && e.code === "auth.invalid" && this.limiter.refused(address) === "limited") throw problem("auth.rate_limited");
       throw e;
     }
   }

@@ -2,6 +2,7 @@
 import type { Server } from "bun";
 import type { Config } from "./config.ts";
 import { upgradeEvents, eventSocket, type SocketData } from "./events/socket.ts";
+import { clientAddress } from "./http/client-address.ts";
 import { apiRoutes } from "./http/routes.ts";
 import { revisionHeaders } from "./http/revision-headers.ts";
 import { webInbox } from "./http/web-inbox.ts";
@@ -16,6 +17,7 @@ export interface Running {
 }
 
 export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean } = {}): Running {
+  const addressFrom = clientAddress(config.trustedProxies);
   const relay = new Relay(config);
   const addresses = new WeakMap<Request, string>();
   const addressOf = (r: Request) => addresses.get(r) ?? "unknown";
@@ -40,7 +42,7 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
     maxRequestBodySize: 64 * 1024 * 1024,
     websocket,
     async fetch(request, srv) {
-      const address = srv.requestIP(request)?.address ?? "unknown";
+      const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
       addresses.set(request, address);
       const { pathname } = new URL(request.url);
       // For load balancers and the benchmark's HTTP floor: answers without touching storage.

@@ -8,7 +8,7 @@ export const PROBLEMS = {
   "auth.missing": { status: 401, message: "Send a token as `Authorization: Bearer <token>`." },
   "auth.invalid": { status: 401, message: "That token is not known here, or it was revoked." },
   "auth.person_required": { status: 401, message: "Only a person's token may do this; an agent's token cannot answer for its person." },
-  "auth.rate_limited": { status: 429, message: "Too many refused tokens from this address; wait a minute and try again." },
+  "auth.rate_limited": { status: 429, message: "Too many refused tokens from this address: wait a minute before trying another. A valid token is still let in." },
   "ticket.invalid": { status: 401, message: "That event ticket is unknown, used or expired: ask for a new one." },
   "origin.refused": { status: 403, message: "Requests from this origin or host are refused." },
   "sessions.too_many": { status: 429, message: "This token has too many MCP sessions open: close some (DELETE /mcp) or wait until idle ones expire." },
