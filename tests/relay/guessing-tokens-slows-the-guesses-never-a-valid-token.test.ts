@@ -33,7 +33,7 @@ async function everyWayIn(s: BareScene, headers: Record<string, string> = {}) {
   await agent.close();
   return { rest: rest.status, ticket: ticket.status, socket: snapshot.type, mcpTools: tools > 0 };
 }
-const LET_IN = { rest: 200, ticket: 201, socket: "snapshot", mcpTools: true };
+const LET_IN = { rest: 200, ticket: 201, socket: "snapshot" as const, mcpTools: true };
 
 test("past twenty refused tokens a minute, an address's guesses get 429, and valid tokens from it still get in everywhere", async () => {
   // Requests without any token are not guesses.
