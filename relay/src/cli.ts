@@ -88,7 +88,12 @@ function token(args: string[]): void {
   if (verb === "create") {
     const { values } = parseArgs({ args: rest, options: { person: { type: "string" }, agent: { type: "boolean" }, space: { type: "string" } } });
     if (!values.person) fail("token create needs --person NAME");
-    const { token, tokenId, caller } = gate.createToken({ person: values.person!, space: values.space, agent: values.agent });
+    const { token, tokenId, caller, created } = gate.createToken({ person: values.person!, space: values.space, agent: values.agent });
+    // Names are matched exactly: a typo or another case is a new person, who sees none of the asks.
+    if (created.space) console.log(`Created space "${caller.spaceName}".`);
+    if (created.person) {
+      console.log(`Created person ${caller.person.name} in space "${caller.spaceName}" (no one of that exact name was there; names match exactly, case included).`);
+    }
     console.log(`Created ${caller.tokenKind} token ${tokenId} for ${caller.person.name} in space "${caller.spaceName}". It is shown only now:`);
     if (values.agent) console.log(mcpLines(config, token));
     console.log(token);

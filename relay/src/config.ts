@@ -16,6 +16,16 @@ export interface Config {
   uploadTtlMs: number;
   /** Origins allowed to call /mcp besides the relay's own (DNS-rebinding protection). */
   allowedOrigins: string[];
+  /** How long an event ticket works after it is issued. */
+  eventTicketTtlMs: number;
+  /** Unused, unexpired event tickets one token may hold at once. */
+  maxEventTicketsPerToken: number;
+  /** Unused, unexpired upload tickets one token may hold at once. */
+  maxUploadTicketsPerToken: number;
+  /** How often expired tickets and never-used upload rows are swept away. */
+  sweepEveryMs: number;
+  /** How often open sockets' tokens are checked for revocation: the longest a revoked token's socket stays open. */
+  revocationCheckMs: number;
   /** Reverse proxies whose X-Forwarded-For is believed (addresses or CIDR ranges); none by default. */
   trustedProxies: string[];
   /** When this build was made, sent as `Loopback-Build`. */
@@ -40,6 +50,11 @@ export const DEFAULT_SESSION_IDLE_S = 7 * 24 * 60 * 60;
 export const DEFAULT_STREAM_RETRY_S = 3;
 export const DEFAULT_MAX_SESSIONS_PER_TOKEN = 1_000;
 export const DEFAULT_MAX_WAITING_PER_TOKEN = 2_000;
+export const DEFAULT_EVENT_TICKET_TTL_S = 60;
+export const DEFAULT_MAX_EVENT_TICKETS = 20; // per token, unused at once
+export const DEFAULT_MAX_UPLOAD_TICKETS = 50; // per token, unused at once
+export const DEFAULT_SWEEP_EVERY_S = 60;
+export const DEFAULT_REVOCATION_CHECK_S = 2;
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   const host = env.LOOPBACK_HOST || "127.0.0.1";
@@ -66,6 +81,11 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     waitBudgetMs: seconds("LOOPBACK_WAIT_BUDGET_S", DEFAULT_WAIT_BUDGET_S),
     progressEveryMs: seconds("LOOPBACK_PROGRESS_EVERY_S", DEFAULT_PROGRESS_EVERY_S),
     uploadTtlMs: seconds("LOOPBACK_UPLOAD_TTL_S", DEFAULT_UPLOAD_TTL_S),
+    eventTicketTtlMs: seconds("LOOPBACK_EVENT_TICKET_TTL_S", DEFAULT_EVENT_TICKET_TTL_S),
+    maxEventTicketsPerToken: count("LOOPBACK_MAX_EVENT_TICKETS", DEFAULT_MAX_EVENT_TICKETS),
+    maxUploadTicketsPerToken: count("LOOPBACK_MAX_UPLOAD_TICKETS", DEFAULT_MAX_UPLOAD_TICKETS),
+    sweepEveryMs: seconds("LOOPBACK_SWEEP_EVERY_S", DEFAULT_SWEEP_EVERY_S),
+    revocationCheckMs: seconds("LOOPBACK_REVOCATION_CHECK_S", DEFAULT_REVOCATION_CHECK_S),
     build: buildStamp(env),
     reclaimMs: seconds("LOOPBACK_RECLAIM_S", DEFAULT_RECLAIM_S),
     sessionIdleMs: seconds("LOOPBACK_SESSION_IDLE_S", DEFAULT_SESSION_IDLE_S),

@@ -5,7 +5,8 @@ import { McpSessions } from "./storage/mcp-sessions.ts";
 import { Tasks } from "./storage/tasks.ts";
 import { WaitingCalls } from "./storage/waiting-calls.ts";
 import { Gate, type Caller } from "./auth/gate.ts";
-import { FailureLimiter } from "./auth/rate-limit.ts";
+import { RevocationWatch } from "./auth/revocation-watch.ts";
+import { FailureLimiter } from "./limits/failure-limiter.ts";
 import { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events/event-bus.ts";
@@ -24,8 +25,11 @@ export class Relay {
   readonly waiting: Waiting;
   readonly sessions: McpSessions;
   readonly uploads: UploadService;
-  readonly tickets = new TicketBook();
+  readonly tickets: TicketBook;
   readonly limiter = new FailureLimiter();
+  /** Sockets (and, in time, sessions) register here to be cut off when their token is revoked. */
+  readonly revocations: RevocationWatch;
+  #sweeper: ReturnType<typeof setInterval>;
 
   constructor(readonly config: Config) {
     this.db = openDb(config.dataDir);
@@ -35,6 +39,17 @@ export class Relay {
     this.waiting = new Waiting(asks, this.bus, this.clock, new WaitingCalls(this.db), new Tasks(this.db), { maxPerToken: config.maxWaitingPerToken });
     this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
     this.sessions = new McpSessions(this.db);
+    this.tickets = new TicketBook({ ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
+    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
+    this.revocations.watch({ held: () => this.tickets.holders(), revoked: (ids) => this.tickets.void(ids) });
+    this.#sweeper = setInterval(() => this.sweep(), Math.max(config.sweepEveryMs, 50));
+    this.#sweeper.unref?.();
+  }
+
+  /** Forgets what expired unused: event tickets and upload tickets. */
+  sweep(): void {
+    this.tickets.sweep();
+    this.uploads.sweepExpired();
   }
 
   /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
@@ -48,6 +63,8 @@ export class Relay {
   }
 
   close(): void {
+    clearInterval(this.#sweeper);
+    this.revocations.stop();
     this.db.$client.close();
   }
 }

@@ -72,7 +72,7 @@ test("a ticket opens the socket once", async () => {
 });
 
 test("a ticket is refused once a minute has passed since it was issued", () => {
-  const caller: Caller = { spaceId: "spc_1", spaceName: "default", person: { id: "psn_1", name: "ada" }, tokenKind: "person", tokenHash: "0" };
+  const caller: Caller = { spaceId: "spc_1", spaceName: "default", person: { id: "psn_1", name: "ada" }, tokenKind: "person", tokenHash: "0", tokenId: "tok_1" };
   const book = new TicketBook();
   const start = Date.now();
   try {

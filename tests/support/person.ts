@@ -67,6 +67,8 @@ export class EventSocket {
   readonly frames: ServerEvent[] = [];
   #waiters: (() => void)[] = [];
   closed = false;
+  /** The close frame's code and reason, once closed. */
+  closedWith?: { code: number; reason: string };
 
   private constructor(
     readonly ws: WebSocket,
@@ -78,8 +80,9 @@ export class EventSocket {
       this.frames.push(frame);
       for (const w of this.#waiters.splice(0)) w();
     });
-    ws.on("close", () => {
+    ws.on("close", (code, reason) => {
       this.closed = true;
+      this.closedWith = { code, reason: String(reason) };
       for (const w of this.#waiters.splice(0)) w();
     });
   }

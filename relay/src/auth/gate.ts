@@ -1,7 +1,7 @@
 // Who is calling: a bearer token resolved to its person and space. Tokens are looked up by their
 // SHA-256 hash and the hash is compared in constant time, so neither the store nor the timing of a
 // refusal tells anything about a real token.
-import { and, eq, gte, isNull, sql } from "drizzle-orm";
+import { and, eq, gte, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import type { Actor } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
@@ -20,6 +20,8 @@ export interface Caller {
   tokenKind: TokenKind;
   /** The SHA-256 of the token it came with: sessions and limits are bound to it. */
   tokenHash: string;
+  /** The token it presented, as `token list` names it: per-token caps and revocation key on it. */
+  tokenId: string;
 }
 
 export const DEFAULT_SPACE = "default";
@@ -33,7 +35,7 @@ export class Gate {
   ) {
     // Every request passes here: prepared once.
     this.#byHash = db
-      .select({ hash: tokens.hash, kind: tokens.kind, personId: people.id, personName: people.name, spaceId: spaces.id, spaceName: spaces.name })
+      .select({ id: tokens.id, hash: tokens.hash, kind: tokens.kind, personId: people.id, personName: people.name, spaceId: spaces.id, spaceName: spaces.name })
       .from(tokens)
       .innerJoin(people, eq(tokens.personId, people.id))
       .innerJoin(spaces, eq(people.spaceId, spaces.id))
@@ -57,21 +59,24 @@ export class Gate {
       person: { id: row.personId, name: row.personName },
       tokenKind: row.kind,
       tokenHash: hash,
+      tokenId: row.id,
     };
   }
 
   /** Mints a token for a person (created with their space when missing). Returns the token, once. */
-  createToken(opts: { person: string; space?: string; agent?: boolean }): { token: string; tokenId: string; caller: Caller } {
+  createToken(opts: { person: string; space?: string; agent?: boolean }): { token: string; tokenId: string; caller: Caller; created: { space: boolean; person: boolean } } {
     return this.db.transaction((tx) => {
       const at = this.clock.now();
       const spaceName = opts.space ?? DEFAULT_SPACE;
       let space = tx.select().from(spaces).where(eq(spaces.name, spaceName)).get();
+      const created = { space: !space, person: false };
       if (!space) {
         space = { id: newId("spc"), name: spaceName, createdAt: at };
         tx.insert(spaces).values(space).run();
       }
       let person = tx.select().from(people).where(and(eq(people.spaceId, space.id), eq(people.name, opts.person))).get();
       if (!person) {
+        created.person = true;
         person = { id: newId("psn"), spaceId: space.id, name: opts.person, createdAt: at };
         tx.insert(people).values(person).run();
       }
@@ -82,7 +87,8 @@ export class Gate {
       return {
         token,
         tokenId,
-        caller: { spaceId: space.id, spaceName: space.name, person: { id: person.id, name: person.name }, tokenKind: kind, tokenHash: hashSecret(token) },
+        created,
+        caller: { spaceId: space.id, spaceName: space.name, person: { id: person.id, name: person.name }, tokenKind: kind, tokenHash: hashSecret(token), tokenId },
       };
     });
   }
@@ -115,6 +121,18 @@ export class Gate {
       .where(gte(tokens.revokedAt, since))
       .all()
       .map((r) => r.hash);
+  }
+
+  /** Which of these token ids are revoked. Asked of the shared store, so it sees revocations by any process. */
+  revokedAmong(tokenIds: string[]): string[] {
+    const revoked: string[] = [];
+    // Well under SQLite's limit on bound parameters.
+    for (let i = 0; i < tokenIds.length; i += 500) {
+      const chunk = tokenIds.slice(i, i + 500);
+      const rows = this.db.select({ id: tokens.id }).from(tokens).where(and(inArray(tokens.id, chunk), isNotNull(tokens.revokedAt))).all();
+      revoked.push(...rows.map((r) => r.id));
+    }
+    return revoked;
   }
 
   isEmpty(): boolean {

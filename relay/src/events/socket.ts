@@ -35,7 +35,8 @@ export function upgradeEvents(relay: Relay, request: Request, server: Server<Soc
     let caller: Caller | undefined;
     if (ticket) {
       caller = relay.tickets.redeem(ticket.slice(TICKET_PREFIX.length));
-      if (!caller) throw problem("ticket.invalid");
+      // Revoked by another process since it was issued: the store knows before the watch does.
+      if (!caller || relay.gate.revokedAmong([caller.tokenId]).length) throw problem("ticket.invalid");
     } else {
       caller = relay.authenticate(request.headers.get("authorization"), address);
     }
@@ -50,7 +51,17 @@ export function upgradeEvents(relay: Relay, request: Request, server: Server<Soc
   }
 }
 
+/** Closes a revoked token's sockets with this code, which clients take as "sign in again", not "reconnect". */
+export const REVOKED_CLOSE_CODE = 4401;
+
 export function eventSocket(relay: Relay, server: () => Server<SocketData>): WebSocketHandler<SocketData> {
+  const byToken = new Map<string, Set<ServerWebSocket<SocketData>>>();
+  relay.revocations.watch({
+    held: () => byToken.keys(),
+    revoked(tokenIds) {
+      for (const id of tokenIds) for (const ws of byToken.get(id) ?? []) ws.close(REVOKED_CLOSE_CODE, "token revoked");
+    },
+  });
   relay.bus.listen((spaceId, event) => {
     const srv = server();
     // Serialized only when some inbox of that space listens: an ask can be large.
@@ -64,10 +75,18 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     idleTimeout: 60,
     sendPings: true,
     open(ws: ServerWebSocket<SocketData>) {
+      const id = ws.data.caller.tokenId;
+      byToken.set(id, (byToken.get(id) ?? new Set()).add(ws));
       // Subscribing and sending the snapshot in one turn means no change can fall between them.
       ws.subscribe(topic(ws.data.caller.spaceId));
       const first: SnapshotEvent = { type: "snapshot", snapshot: relay.asks.snapshot(ws.data.caller) };
       ws.send(JSON.stringify(first));
+    },
+    close(ws) {
+      const id = ws.data.caller.tokenId;
+      const held = byToken.get(id);
+      held?.delete(ws);
+      if (held && !held.size) byToken.delete(id);
     },
     message(ws) {
       // Client frames are keepalives: accepted and ignored, within a rate.

@@ -1,18 +1,26 @@
 // One-time passes onto the event socket for clients that cannot send headers there (browsers). A
-// ticket works once, within a minute, so one that turns up in a log is of no use to anyone.
+// ticket works once, within a minute, so one that turns up in a log is of no use to anyone. A token
+// holds a capped number of unused ones; revoking the token voids them.
 import type { EventTicket } from "@loopback/shared/generated/types";
 import type { Caller } from "../auth/gate.ts";
 import { hashSecret, newSecret } from "../ids.ts";
+import { assertUnderCap } from "../limits/per-token-cap.ts";
 
 export const TICKET_TTL_MS = 60_000;
+export const MAX_TICKETS_PER_TOKEN = 20;
 
 export class TicketBook {
   #byHash = new Map<string, { caller: Caller; expires: number }>();
 
+  constructor(private limits: { ttlMs: number; maxPerToken: number } = { ttlMs: TICKET_TTL_MS, maxPerToken: MAX_TICKETS_PER_TOKEN }) {}
+
   issue(caller: Caller): EventTicket {
     this.sweep();
+    let held = 0;
+    for (const e of this.#byHash.values()) if (e.caller.tokenId === caller.tokenId) held++;
+    assertUnderCap({ code: "ticket.too_many", max: this.limits.maxPerToken, env: "LOOPBACK_MAX_EVENT_TICKETS" }, held);
     const ticket = newSecret("tkt");
-    const expires = Date.now() + TICKET_TTL_MS;
+    const expires = Date.now() + this.limits.ttlMs;
     this.#byHash.set(hashSecret(ticket), { caller, expires });
     return { ticket, expiresAt: new Date(expires).toISOString() };
   }
@@ -26,7 +34,17 @@ export class TicketBook {
     return entry.caller;
   }
 
-  private sweep(): void {
+  /** Forgets every ticket of these tokens (they were revoked). */
+  void(tokenIds: Set<string>): void {
+    for (const [k, e] of this.#byHash) if (tokenIds.has(e.caller.tokenId)) this.#byHash.delete(k);
+  }
+
+  /** Token ids holding unused tickets. */
+  holders(): Set<string> {
+    return new Set([...this.#byHash.values()].map((e) => e.caller.tokenId));
+  }
+
+  sweep(): void {
     const now = Date.now();
     for (const [k, e] of this.#byHash) if (e.expires < now) this.#byHash.delete(k);
   }

@@ -76,18 +76,24 @@ export const entries = sqliteTable(
 );
 
 /** Images uploaded against a ticket. The ticket's token is stored hashed, like every credential. */
-export const uploads = sqliteTable("uploads", {
-  id: text("id").primaryKey(),
-  spaceId: text("space_id").notNull().references(() => spaces.id),
-  tokenHash: text("token_hash").notNull().unique(),
-  contentType: text("content_type").notNull(),
-  maxBytes: integer("max_bytes").notNull(),
-  expiresAt: text("expires_at").notNull(),
-  /** Set once the image is stored; the ticket works only while it is null. */
-  storedAt: text("stored_at"),
-  size: integer("size"),
-  bytes: blob("bytes", { mode: "buffer" }),
-});
+export const uploads = sqliteTable(
+  "uploads",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id").notNull().references(() => spaces.id),
+    tokenHash: text("token_hash").notNull().unique(),
+    /** The token the ticket was issued to: its unused tickets are capped, and void once it is revoked. Null on rows from before. */
+    tokenId: text("token_id").references(() => tokens.id),
+    contentType: text("content_type").notNull(),
+    maxBytes: integer("max_bytes").notNull(),
+    expiresAt: text("expires_at").notNull(),
+    /** Set once the image is stored; the ticket works only while it is null. */
+    storedAt: text("stored_at"),
+    size: integer("size"),
+    bytes: blob("bytes", { mode: "buffer" }),
+  },
+  (t) => [index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt), index("uploads_unused").on(t.storedAt, t.expiresAt)],
+);
 
 /** MCP tasks (spec 2025-11-25): a blocking tool call an agent follows by polling, across restarts. */
 export const tasks = sqliteTable("tasks", {

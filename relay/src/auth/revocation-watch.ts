@@ -1,0 +1,43 @@
+// Revocation reaches what a token already holds open. A token is revoked by the CLI, another process
+// writing the same database (or, later, another replica), so this process cannot be told: every
+// `everyMs` it asks the store which of the tokens its holders hold are revoked, and tells those
+// holders. The query names only tokens held here, so its cost follows open connections, not tokens.
+import type { Gate } from "./gate.ts";
+
+export interface TokenHolder {
+  /** Token ids this holder has something open for. */
+  held(): Iterable<string>;
+  /** These tokens were revoked: close or forget what they hold. */
+  revoked(tokenIds: Set<string>): void;
+}
+
+export class RevocationWatch {
+  #holders = new Set<TokenHolder>();
+  #timer: ReturnType<typeof setInterval>;
+
+  constructor(
+    private gate: Gate,
+    everyMs: number,
+  ) {
+    this.#timer = setInterval(() => this.check(), Math.max(everyMs, 50));
+    this.#timer.unref?.();
+  }
+
+  watch(holder: TokenHolder): () => void {
+    this.#holders.add(holder);
+    return () => this.#holders.delete(holder);
+  }
+
+  check(): void {
+    const held = new Set<string>();
+    for (const h of this.#holders) for (const id of h.held()) held.add(id);
+    if (!held.size) return;
+    const revoked = new Set(this.gate.revokedAmong([...held]));
+    if (!revoked.size) return;
+    for (const h of this.#holders) h.revoked(revoked);
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
