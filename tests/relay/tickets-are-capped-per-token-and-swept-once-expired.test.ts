@@ -1,0 +1,80 @@
+// A token may hold only so many unused event tickets and upload tickets at once (configurable, with a
+// 429 of its own code past that), and tickets that expired unused are swept away: from memory for
+// event tickets, from the database for upload tickets.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { Agent } from "../support/agent.ts";
+import { EventSocket, Person } from "../support/person.ts";
+import { scene, until, type Scene } from "../support/scene.ts";
+import { PNG, put, uploadTicket } from "./upload-image.ts";
+
+let s: Scene;
+beforeAll(async () => {
+  s = await scene({
+    env: {
+      LOOPBACK_MAX_EVENT_TICKETS: "3",
+      LOOPBACK_MAX_UPLOAD_TICKETS: "2",
+      LOOPBACK_EVENT_TICKET_TTL_S: "1",
+      LOOPBACK_UPLOAD_TTL_S: "1",
+      LOOPBACK_SWEEP_EVERY_S: "0.2",
+    },
+  });
+});
+afterAll(() => s.dispose());
+
+const ticket = (person: Person) => person.api("POST", "/events/tickets");
+
+test("past its cap of unused event tickets a token gets 429 ticket.too_many; using or outliving one frees its place, and other tokens are not held back", async () => {
+  const held = [];
+  for (let i = 0; i < 3; i++) held.push((await ticket(s.person)).body.ticket as string);
+  const refused = await ticket(s.person);
+  expect([refused.status, refused.body.code]).toEqual([429, "ticket.too_many"]);
+  expect(refused.body.message).toContain("LOOPBACK_MAX_EVENT_TICKETS");
+
+  const other = new Person(s.relay.url, await s.relay.token("ada"));
+  expect((await ticket(other)).status).toBe(201);
+
+  const socket = await EventSocket.open(s.relay.url, ["loopback.v1", `loopback.ticket.${held[0]}`]);
+  await socket.next((f) => f.type === "snapshot");
+  socket.close();
+  expect((await ticket(s.person)).status).toBe(201);
+  expect((await ticket(s.person)).status).toBe(429);
+
+  // Once they expire, they no longer count against it.
+  await Bun.sleep(1100);
+  for (let i = 0; i < 3; i++) expect((await ticket(s.person)).status).toBe(201);
+});
+
+test("past its cap of unused upload tickets an agent's token gets an isError upload.too_many; uploading to one frees its place", async () => {
+  const first = await uploadTicket(s.agent);
+  await uploadTicket(s.agent);
+  const refused = await s.agent.call("get_upload_ticket", { contentType: "image/png" });
+  expect(refused.isError).toBe(true);
+  expect(JSON.stringify(refused.content)).toContain("upload.too_many");
+
+  const otherAgent = await Agent.connect(s.relay.url, await s.relay.token("ada", { agent: true }));
+  expect((await uploadTicket(otherAgent)).uploadId).toMatch(/^upl_/);
+  await otherAgent.close();
+
+  expect((await put(first, PNG)).status).toBe(201);
+  expect((await uploadTicket(s.agent)).uploadId).toMatch(/^upl_/);
+});
+
+test("upload tickets that expired unused are deleted from the database; stored images stay", async () => {
+  await Bun.sleep(1100); // the earlier test's unused tickets have expired
+  const fresh = await uploadTicket(s.agent);
+  expect((await put(fresh, PNG)).status).toBe(201);
+  const unused = await uploadTicket(s.agent);
+
+  const db = new Database(join(s.relay.dataDir, "loopback.sqlite"), { readonly: true });
+  try {
+    const rows = () => db.query<{ id: string; stored: number }, []>("SELECT id, stored_at IS NOT NULL AS stored FROM uploads").all();
+    await until(() => rows().every((r) => r.stored || r.id === unused.uploadId), "only stored images and the live ticket are left", 5000);
+    const left = rows();
+    expect(left.filter((r) => r.stored).length).toBe(2); // the earlier test's upload and this one
+    expect(left.filter((r) => !r.stored).map((r) => r.id)).toEqual([unused.uploadId]);
+  } finally {
+    db.close();
+  }
+});
