@@ -85,6 +85,36 @@ const VECTORS: [name: string, source: string][] = [
   ["html in inline code", "`<img src=x onerror=\"" + run("inline-code") + "\">`"],
 ];
 
+/**
+ * Markup that borrows the app's own classes (read from the built CSS: Svelte's scoped hashes are the
+ * same in every copy of a build) to cover the inbox with a link, or to look like its buttons.
+ */
+function coverVectors(): [name: string, source: string][] {
+  const css = ["extension/.output/chrome-mv3", "extension/.output/web"]
+    .flatMap((dir) => [...new Bun.Glob("**/*.css").scanSync({ cwd: join(ROOT, dir), absolute: true })])
+    .map((file) => readFileSync(file, "utf8"))
+    .join("\n");
+  const positioned = new Set<string>();
+  const all = new Set<string>();
+  for (const [, selector, body] of css.matchAll(/([^{}]+)\{([^{}]*)\}/g)) {
+    const classes = [...selector!.matchAll(/\.(-?[A-Za-z_][\w-]*)/g)].map((m) => m[1]!);
+    for (const c of classes) all.add(c);
+    if (/position:\s*(fixed|absolute|sticky)/.test(body!)) for (const c of classes) positioned.add(c);
+  }
+  // Without these the corpus would prove nothing: the app does have fixed, hashed classes to borrow.
+  expect([...positioned].some((c) => c === "help-backdrop")).toBe(true);
+  expect([...all].some((c) => /^svelte-/.test(c))).toBe(true);
+  const every = [...positioned].join(" ");
+  return [
+    ["borrowed fixed backdrop link", `<a class="${every}" href="${evil("cover")}">cover link</a>`],
+    ["borrowed classes, one rule at a time", [...positioned].map((c) => `<a class="${c} ${[...all].filter((x) => x.startsWith("svelte-")).join(" ")}" href="${evil(`cover-${c}`)}">${c}</a>`).join(" ")],
+    ["borrowed button look", `<a class="btn primary ok" href="${evil("fake-approve")}">Approve</a> <span class="btn">Send</span>`],
+    ["open dialog", `<dialog open><a href="${evil("dialog")}">a dialog over the app</a></dialog>`],
+    ["popover", `<div popover id="pop"><a href="${evil("popover")}">a popover in the top layer</a></div>`],
+    ["the app's ids and data attributes", `<div id="app" data-connection="live" data-ask="x" aria-hidden="false">not the app</div>`],
+  ];
+}
+
 /** All the vectors as one markdown text, each as its own block and again inline in a paragraph. */
 const ALL_MARKDOWN = [
   ...VECTORS.map(([name, source]) => `**${name}**\n\n${source}`),
@@ -330,9 +360,9 @@ async function sendCorpus(): Promise<void> {
     title: `Markdown ${tag("review-title")} <script>${run("review-title-script")}</script>`,
     summary: ALL_MARKDOWN,
     project: `${tag("project")}`,
-    content: VECTORS.map(([name, source]): Block => ({ type: "markdown", text: `### ${name}\n\n${source}` })),
+    content: [...VECTORS, ...coverVectors()].map(([name, source]): Block => ({ type: "markdown", text: `### ${name}\n\n${source}` })),
   });
-  sent.push({ name: "a review of markdown blocks", id: markdownReview, shows: [`Markdown ${tag("review-title")}`, tag("project"), "md javascript link", "raw javascript link", "hover me"] });
+  sent.push({ name: "a review of markdown blocks", id: markdownReview, shows: [`Markdown ${tag("review-title")}`, tag("project"), "md javascript link", "raw javascript link", "hover me", "cover link", "a dialog over the app", "not the app"] });
 
   const image = await agent.uploadImage(PNG, `${tag("caption")}"><script>${run("caption-script")}</script>`);
   const codeReview = await open("request_review", {
@@ -427,12 +457,51 @@ async function openFully(page: Page, id: string): Promise<void> {
   await page.waitForTimeout(SETTLE_MS);
 }
 
+/**
+ * Where agent content sits: every element inside an agent's markdown stays in that markdown's box
+ * (or scrolls inside a block of it), none is taken out of the flow, and at the centre of each of the
+ * reply controls the control itself is what a click hits. Runs in the page; one line per finding.
+ */
+function findEscapes(askId: string): string[] {
+  const found: string[] = [];
+  const article = document.querySelector(`article[data-ask="${askId}"]`)!;
+  const show = (el: Element) => `<${el.tagName.toLowerCase()}${[...el.attributes].map((a) => ` ${a.name}="${a.value.slice(0, 40)}"`).join("")}>`;
+  for (const box of article.querySelectorAll(".markdown")) {
+    const outer = box.getBoundingClientRect();
+    for (const el of box.querySelectorAll("*")) {
+      const style = getComputedStyle(el);
+      if (!["static", "relative"].includes(style.position)) found.push(`${style.position} ${show(el)}`);
+      const cls = el.getAttribute("class");
+      if (cls !== null && !(el.tagName === "CODE" && /^language-\S+$/.test(cls))) found.push(`class kept on ${show(el)}`);
+      // Wide code and tables scroll inside their own block: that block is what must fit.
+      let scroller: Element | null = el.parentElement;
+      while (scroller && scroller !== box && getComputedStyle(scroller).overflowX === "visible") scroller = scroller.parentElement;
+      if (scroller && scroller !== box) continue;
+      const r = el.getBoundingClientRect();
+      if (!r.width && !r.height) continue;
+      if (r.width > outer.width + 1 || r.left < outer.left - 1 || r.right > outer.right + 1 || r.top < outer.top - 1 || r.bottom > outer.bottom + 1) {
+        found.push(`${show(el)} at ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}×${Math.round(r.height)} outside its markdown at ${Math.round(outer.left)},${Math.round(outer.top)} ${Math.round(outer.width)}×${Math.round(outer.height)}`);
+      }
+    }
+  }
+  const controls = [...article.querySelectorAll(".composer-wrap button, .composer-wrap textarea, .composer-wrap input")] as HTMLElement[];
+  if (article.getAttribute("data-status") === "awaiting_human" && !controls.length) found.push("no reply controls to check");
+  for (const control of controls) {
+    control.scrollIntoView({ block: "center" });
+    const r = control.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+    if (!hit || !(hit === control || control.contains(hit))) found.push(`${show(hit ?? document.body)} covers the control ${show(control)}`);
+  }
+  return found;
+}
+
 /** Every hostile ask, opened in turn on one surface: nothing fires, nothing leaves, nothing dangerous in the DOM. */
 async function expectEveryAskHarmless(page: Page, watch: Watch): Promise<void> {
   const start = page.url().split("#")[0]!;
   for (const ask of sent) {
     await openFully(page, ask.id);
     expect({ ask: ask.name, ...(await inspect(page, watch, start)) }).toEqual({ ask: ask.name, ...HARMLESS });
+    expect({ ask: ask.name, escapes: await page.evaluate(findEscapes, ask.id) }).toEqual({ ask: ask.name, escapes: [] });
     const text = await page.locator(`article[data-ask="${ask.id}"]`).textContent();
     for (const literal of ask.shows) expect(text).toContain(literal);
   }

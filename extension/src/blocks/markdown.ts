@@ -2,6 +2,7 @@ import DOMPurify, { type DOMPurify as Purifier } from "dompurify";
 import { Marked, type Tokens } from "marked";
 
 const SAFE_LINK = /^https?:\/\//i;
+const CODE_LANGUAGE = /^language-[\w+#.-]+$/;
 
 const marked = new Marked({
   gfm: true,
@@ -30,6 +31,9 @@ function getPurifier(): Purifier {
         node.removeAttribute("href");
       }
     }
+    // The app's own classes (Svelte's scoped hashes are stable per build) would let agent markup take
+    // its look or its fixed positioning: the only class kept is a code fence's language.
+    if (node.hasAttribute("class") && !(node.tagName === "CODE" && CODE_LANGUAGE.test(node.getAttribute("class") ?? ""))) node.removeAttribute("class");
     // GFM task lists are the only inputs allowed, and they stay read-only.
     if (node.tagName === "INPUT") {
       if (node.getAttribute("type") !== "checkbox") node.remove();
@@ -45,9 +49,12 @@ const ALLOWED_VALUE = /^(?:https?:|[^a-z]|[a-z+.-]+(?:[^a-z+.\-:]|$))/i;
 
 const PURIFY_CONFIG = {
   ALLOWED_URI_REGEXP: ALLOWED_VALUE,
-  FORBID_TAGS: ["img", "style", "form", "button", "textarea", "select", "iframe", "object", "embed", "svg", "math", "video", "audio", "picture", "source", "link", "meta", "base"],
-  // `background` on a table or cell still fetches its image in Chromium: a tracking pixel.
-  FORBID_ATTR: ["style", "srcset", "src", "background", "action", "formaction", "id", "name"],
+  // A dialog or a popover draws outside the markdown's box, over the app.
+  FORBID_TAGS: ["img", "style", "form", "button", "textarea", "select", "iframe", "object", "embed", "svg", "math", "video", "audio", "picture", "source", "link", "meta", "base", "dialog"],
+  // `background` on a table or cell still fetches its image in Chromium: a tracking pixel. Ids and
+  // data attributes are what the app's own selectors (and its tests) find its parts by.
+  FORBID_ATTR: ["style", "srcset", "src", "background", "action", "formaction", "id", "name", "popover", "popovertarget", "popovertargetaction", "anchor"],
+  ALLOW_DATA_ATTR: false,
 };
 
 /** GitHub-flavoured markdown as HTML that is safe to insert: no scripts, handlers, images or non-http links. */

@@ -66,6 +66,17 @@ describe("markdown", () => {
     expect(html.querySelector("form, iframe, button, input[type=password]")).toBeNull();
   });
 
+  it("keeps no class but a code fence's language, and no id, data attribute, dialog or popover: agent markup cannot borrow the app's look or place", () => {
+    const html = dom(
+      '<a class="help-backdrop svelte-1x2y3z" href="https://evil.example/cover">cover</a> <a class="btn primary" href="https://evil.example/a">Approve</a>' +
+        '<p id="app" data-ask="x" data-connection="live" class="bar">p</p><div popover>pop</div><dialog open>fake</dialog><code class="language-ts svelte-1x2y3z">c</code><code class="language-ts">d</code>',
+    );
+    expect([...html.querySelectorAll("[class]")].map((el) => el.outerHTML)).toEqual(['<code class="language-ts">d</code>']);
+    expect(html.querySelector("[id], [data-ask], [data-connection], [popover], dialog")).toBeNull();
+    expect(html.textContent).toContain("fake");
+    expect([...html.querySelectorAll("a")].map((a) => a.textContent)).toEqual(["cover", "Approve"]);
+  });
+
   it("keeps a fenced block's language class", () => {
     expect(dom("```ts\nconst a = 1;\n```").querySelector("code")?.className).toBe("language-ts");
   });
