@@ -216,6 +216,85 @@ test("garbage on the event socket is refused before the upgrade or closes only t
   console.log(`fuzz: ${tried} socket cases tried`);
 });
 
+test("hardening: foreign origins, forged X-Forwarded-For, ticket floods and guessed tokens are refused with their own codes, and valid tokens still get in", async () => {
+  const before = await storedState();
+  let tried = 0;
+  const problems: string[] = [];
+  const upgrade = (headers: Record<string, string>, protocols = ["loopback.v1"]) =>
+    new Promise<number>((resolve) => {
+      const ws = new WebSocket(`${relay.url.replace("http", "ws")}/api/v1/events`, protocols, { headers });
+      ws.on("unexpected-response", (_q, res) => resolve(res.statusCode ?? 0));
+      ws.on("open", () => {
+        ws.close();
+        resolve(101);
+      });
+      ws.on("error", () => resolve(-1));
+    });
+
+  // Browser pages of other origins, with a valid token, never get the socket.
+  const origins = ["http://evil.example", "https://evil.example:443", "null", "file://", "x".repeat(3000), "http://127.0.0.1.evil.example", "chrome-extension:", "javascript:alert(1)", "http://[::1", "http://\u00e9vil.example", "http://localhost.evil.example:1"];
+  for (let i = 0; i < 120; i++) {
+    tried++;
+    const origin = pick(origins) + pick(["", "/", `/${int(1000)}`]);
+    const status = await upgrade({ Origin: origin, Authorization: `Bearer ${personToken}` });
+    if (status !== 403) problems.push(`socket from ${origin.slice(0, 40)} → ${status}`);
+  }
+
+  // Guessed tokens with forged X-Forwarded-For (no proxy is trusted here): all count against 127.0.0.1.
+  const forged = ["1.2.3.4", "1.2.3.4, 5.6.7.8", "", "not an ip", "::1", "127.0.0.1", "x".repeat(5000), "999.999.999.999", ",,,", "[::ffff:1.2.3.4]"];
+  const guessStatuses = new Map<number, number>();
+  for (let i = 0; i < 200; i++) {
+    tried++;
+    const [method, path] = pick([["GET", "/api/v1/whoami"], ["GET", "/api/v1/snapshot"], ["POST", "/api/v1/events/tickets"], ["POST", "/mcp"]] as const);
+    const status = await request(method, path, {
+      headers: { Authorization: `Bearer lb${pick(["p", "a"])}_${crypto.randomUUID()}`, "X-Forwarded-For": pick(forged), "Content-Type": "application/json" },
+      body: "{}",
+    });
+    guessStatuses.set(status, (guessStatuses.get(status) ?? 0) + 1);
+    if (status >= 500) problems.push(`guess → ${status}`);
+  }
+  // Twenty were refused as unknown; every one after that was told to back off.
+  expect(guessStatuses.get(429)).toBe(180);
+  tried++;
+  expect((await person.api("GET", "/whoami", { headers: { "X-Forwarded-For": "1.2.3.4" } })).status).toBe(200);
+
+  // A token flooding event tickets gets its cap, then 429 ticket.too_many, never a crash.
+  const flooder = new Person(relay.url, await relay.token("fuzz"));
+  const ticketStatuses = new Map<string, number>();
+  for (let i = 0; i < 150; i++) {
+    tried++;
+    const res = await flooder.api("POST", "/events/tickets");
+    const key = `${res.status} ${res.body.code ?? ""}`.trim();
+    ticketStatuses.set(key, (ticketStatuses.get(key) ?? 0) + 1);
+  }
+  expect(Object.fromEntries(ticketStatuses)).toEqual({ "201": 20, "429 ticket.too_many": 130 });
+
+  // An agent flooding upload tickets likewise: isError upload.too_many past its cap.
+  const floodAgent = await Agent.connect(relay.url, await relay.token("fuzz", { agent: true }));
+  let issued = 0;
+  for (let i = 0; i < 80; i++) {
+    tried++;
+    const result = await floodAgent.client.callTool({ name: "get_upload_ticket", arguments: { contentType: "image/png" } });
+    if (!result.isError) issued++;
+    else if (!JSON.stringify(result.content).includes("upload.too_many")) problems.push(`upload ticket flood: ${JSON.stringify(result.content).slice(0, 120)}`);
+  }
+  await floodAgent.close();
+  expect(issued).toBe(50);
+
+  // Paths that try to leave the web inbox's folder, sideways included.
+  for (const path of ["/inbox/..%2fchrome-mv3%2fmanifest.json", "/inbox/..%2fweb2%2fx", "/inbox/..%2f..%2f.output%2fweb%2findex.html", "/inbox/%2e%2e%2f..%2fpackage.json", "/inbox/..\\..\\package.json", "/inbox/....//....//package.json"]) {
+    tried++;
+    const res = await fetch(`${relay.url}${path}`);
+    const text = await res.text();
+    if (res.status >= 500 || text.includes('"manifest_version"') || text.includes('"workspaces"')) problems.push(`${path} → ${res.status} ${text.slice(0, 60)}`);
+  }
+
+  console.log(`fuzz: ${tried} hardening requests tried`);
+  expect(problems).toEqual([]);
+  expect(await request("GET", "/healthz")).toBe(204);
+  expect(await storedState()).toBe(before);
+}, 120_000);
+
 test("the relay's log never shows a token or a ticket after its first-start banner", () => {
   const afterBanner = relay.log.split("More tokens:").at(-1)!;
   expect(afterBanner).not.toContain(personToken);

@@ -16,7 +16,7 @@ export function assertAllowedOrigin(request: Request, config: { publicUrl: strin
   } catch {
     throw problem("origin.refused", `Origin ${origin.slice(0, 100)} is not allowed.`);
   }
-  if (EXTENSION_SCHEMES.has(url.protocol)) return;
+  if (EXTENSION_SCHEMES.has(url.protocol) && url.host) return;
   const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
   const own = url.host === new URL(config.publicUrl).host || (url.host === host && LOOPBACK_NAMES.has(url.hostname));
   if (/^https?:$/.test(url.protocol) && own) return;
