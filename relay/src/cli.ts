@@ -40,7 +40,15 @@ function ensureWebInbox(): void {
 function serve(): void {
   const config = configFromEnv();
   ensureWebInbox();
-  const running = startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL) });
+  let running: ReturnType<typeof startServer>;
+  try {
+    running = startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL) });
+  } catch (e) {
+    if ((e as { code?: string }).code === "EADDRINUSE") {
+      fail(`Port ${config.port} on ${config.host} is in use (another relay?). Stop what holds it, or choose another port: LOOPBACK_PORT=${config.port + 1} npm run relay`);
+    }
+    throw e;
+  }
   const { relay } = running;
   console.log(`Loopback relay on ${running.url} (data in ${config.dataDir})`);
   if (relay.gate.isEmpty()) {

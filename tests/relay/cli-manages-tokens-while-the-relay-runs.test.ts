@@ -41,11 +41,14 @@ test("token create prints the token alone on its last line, creating the space a
   const { token, stdout } = create(["--person", "cy", "--space", "gamma"]);
   expect(token).toMatch(TOKEN);
   expect(token.startsWith("lbp_")).toBe(true);
-  expect(stdout).toContain('space "gamma"');
+  expect(stdout).toContain('Created space "gamma".');
+  expect(stdout).toContain('Created person cy in space "gamma"');
   const me = await whoami(token);
   expect([me.status, me.body.space, me.body.actor.name]).toEqual([200, "gamma", "cy"]);
 
   const again = create(["--person", "cy", "--space", "gamma"]);
+  expect(again.stdout).not.toContain("Created person cy in");
+  expect(again.stdout).not.toContain("Created space");
   expect(again.token).not.toBe(token);
   expect((await whoami(again.token)).body.actor).toEqual(me.body.actor);
 
@@ -56,6 +59,13 @@ test("token create prints the token alone on its last line, creating the space a
   const mcp = await Agent.connect(relay.url, agent.token);
   expect((await mcp.client.listTools()).tools.length).toBeGreaterThan(0);
   await mcp.close();
+});
+
+test("token create says so when a name differing only in case makes a new person", async () => {
+  const { token, stdout } = create(["--person", "Cy", "--space", "gamma"]);
+  expect(stdout).toContain('Created person Cy in space "gamma"');
+  expect(stdout).toContain("case included");
+  expect((await whoami(token)).body.actor.name).toBe("Cy");
 });
 
 test("token list shows every token and never a secret", async () => {
@@ -84,6 +94,20 @@ test("a revoked token is refused at once, while the relay runs", async () => {
   const twice = relay.cli(["token", "revoke", tokenId]);
   expect(twice.exitCode).toBe(2);
   expect(twice.stderr).toContain(tokenId);
+});
+
+test("a relay started on a port in use says which port and how to choose another with LOOPBACK_PORT", async () => {
+  const held = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+  const other = new RelayProcess({ env: { LOOPBACK_PORT: String(held.port) } });
+  try {
+    const out = other.cli(["serve"]);
+    expect(out.exitCode).toBe(2);
+    expect(out.stderr).toContain(`Port ${held.port} on 127.0.0.1 is in use`);
+    expect(out.stderr).toContain(`LOOPBACK_PORT=${held.port + 1}`);
+  } finally {
+    held.stop(true);
+    await other.dispose();
+  }
 });
 
 test("the CLI refuses what it cannot do, with a non-zero exit", () => {
