@@ -4,15 +4,15 @@
 import type { EventTicket } from "@loopback/shared/generated/types";
 import type { Caller } from "../auth/gate.ts";
 import { hashSecret, newSecret } from "../ids.ts";
+import { DEFAULT_EVENT_TICKET_TTL_S, DEFAULT_MAX_EVENT_TICKETS } from "../config.ts";
 import { assertUnderCap } from "../limits/per-token-cap.ts";
 
-export const TICKET_TTL_MS = 60_000;
-export const MAX_TICKETS_PER_TOKEN = 20;
+export const TICKET_TTL_MS = DEFAULT_EVENT_TICKET_TTL_S * 1000;
 
 export class TicketBook {
   #byHash = new Map<string, { caller: Caller; expires: number }>();
 
-  constructor(private limits: { ttlMs: number; maxPerToken: number } = { ttlMs: TICKET_TTL_MS, maxPerToken: MAX_TICKETS_PER_TOKEN }) {}
+  constructor(private limits: { ttlMs: number; maxPerToken: number } = { ttlMs: TICKET_TTL_MS, maxPerToken: DEFAULT_MAX_EVENT_TICKETS }) {}
 
   issue(caller: Caller): EventTicket {
     this.sweep();
