@@ -1,9 +1,12 @@
 // `token revoke` runs in another process than the relay. Within the revocation check interval
 // (LOOPBACK_REVOCATION_CHECK_S), the revoked token's open event sockets are closed with 4401
-// "token revoked", and a ticket issued to it before is refused at once. Other tokens carry on.
+// "token revoked", and an event or upload ticket issued to it before is refused at once. Other
+// tokens carry on.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { EventSocket, Person } from "../support/person.ts";
+import { Agent } from "../support/agent.ts";
 import { question } from "./open-ask.ts";
+import { PNG, put, uploadTicket } from "./upload-image.ts";
 import { scene, until, type Scene } from "../support/scene.ts";
 
 const CHECK_S = 0.2;
@@ -51,4 +54,16 @@ test("a ticket issued before its token was revoked no longer opens the socket, a
   expect(refused).toBe(401);
   // And the token itself gets no new one.
   expect((await doomed.person.api("POST", "/events/tickets")).body.code).toBe("auth.invalid");
+});
+
+test("an upload ticket issued to an agent token that is then revoked takes no image", async () => {
+  const out = s.relay.cli(["token", "create", "--person", "ada", "--agent"]);
+  const tokenId = /\b(tok_[0-9a-z]+)\b/.exec(out.stdout)![1]!;
+  const agent = await Agent.connect(s.relay.url, out.stdout.trimEnd().split("\n").at(-1)!);
+  const ticket = await uploadTicket(agent);
+  await agent.close();
+  expect(s.relay.cli(["token", "revoke", tokenId]).exitCode).toBe(0);
+  const refused = await put(ticket, PNG);
+  expect([refused.status, refused.body.code]).toEqual([410, "upload.expired"]);
+  expect(refused.body.message).toContain("revoked");
 });
