@@ -10,13 +10,15 @@ import { scene, until, type Scene } from "../support/scene.ts";
 import { PNG, put, uploadTicket } from "./upload-image.ts";
 
 let s: Scene;
+/** Long enough for a loaded machine to use a ticket it was just given, short enough to outlive. */
+const UPLOAD_TTL_S = 3;
 beforeAll(async () => {
   s = await scene({
     env: {
       LOOPBACK_MAX_EVENT_TICKETS: "3",
       LOOPBACK_MAX_UPLOAD_TICKETS: "2",
       LOOPBACK_EVENT_TICKET_TTL_S: "1",
-      LOOPBACK_UPLOAD_TTL_S: "1",
+      LOOPBACK_UPLOAD_TTL_S: String(UPLOAD_TTL_S),
       LOOPBACK_SWEEP_EVERY_S: "0.2",
     },
   });
@@ -53,16 +55,16 @@ test("past its cap of unused upload tickets an agent's token gets an isError upl
   expect(refused.isError).toBe(true);
   expect(JSON.stringify(refused.content)).toContain("upload.too_many");
 
+  expect((await put(first, PNG)).status).toBe(201);
+  expect((await uploadTicket(s.agent)).uploadId).toMatch(/^upl_/);
+
   const otherAgent = await Agent.connect(s.relay.url, await s.relay.token("ada", { agent: true }));
   expect((await uploadTicket(otherAgent)).uploadId).toMatch(/^upl_/);
   await otherAgent.close();
-
-  expect((await put(first, PNG)).status).toBe(201);
-  expect((await uploadTicket(s.agent)).uploadId).toMatch(/^upl_/);
 });
 
 test("upload tickets that expired unused are deleted from the database; stored images stay", async () => {
-  await Bun.sleep(1100); // the earlier test's unused tickets have expired
+  await Bun.sleep(UPLOAD_TTL_S * 1000 + 100); // the earlier test's unused tickets have expired
   const fresh = await uploadTicket(s.agent);
   expect((await put(fresh, PNG)).status).toBe(201);
   const unused = await uploadTicket(s.agent);
