@@ -1,7 +1,7 @@
 // Who is calling: a bearer token resolved to its person and space. Tokens are looked up by their
 // SHA-256 hash and the hash is compared in constant time, so neither the store nor the timing of a
 // refusal tells anything about a real token.
-import { and, eq, gte, inArray, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import { timingSafeEqual } from "node:crypto";
 import type { Actor } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
@@ -111,16 +111,6 @@ export class Gate {
       .where(and(eq(tokens.id, tokenId), isNull(tokens.revokedAt)))
       .run();
     return changed(res) > 0;
-  }
-
-  /** The hashes of tokens revoked at or after `since` (ISO time): whatever they hold open must end. */
-  revokedSince(since: string): string[] {
-    return this.db
-      .select({ hash: tokens.hash })
-      .from(tokens)
-      .where(gte(tokens.revokedAt, since))
-      .all()
-      .map((r) => r.hash);
   }
 
   /** Which of these token ids are revoked. Asked of the shared store, so it sees revocations by any process. */

@@ -9,7 +9,8 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { isInitializeRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { problem } from "@loopback/shared/problems";
-import type { Caller, Gate } from "../auth/gate.ts";
+import type { Caller } from "../auth/gate.ts";
+import type { RevocationWatch } from "../auth/revocation-watch.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { newId } from "../ids.ts";
 import { readBody } from "../read-capped.ts";
@@ -31,7 +32,7 @@ const RELEASE_MS = 2_000;
 const RESUMABLE_PROTOCOL = "2025-11-25";
 
 export interface McpEndpointDeps extends McpServices {
-  gate: Gate;
+  revocations: RevocationWatch;
   sessions: McpSessions;
   authenticate(authorization: string | null, address: string): Caller;
 }
@@ -41,6 +42,7 @@ interface Session {
   transport: WebStandardStreamableHTTPServerTransport;
   server: Server;
   tokenHash: string;
+  tokenId: string;
   active: number;
   lastSeen: number;
   touched: number;
@@ -48,7 +50,7 @@ interface Session {
 
 /** A live stream a stopping relay hands over (closes, so the client resumes on the next process). */
 interface Resumable {
-  tokenHash: string;
+  tokenId: string;
   handOver(): void;
 }
 
@@ -63,14 +65,15 @@ export class McpEndpoint {
   #primed = new Map<string, string>();
   #resumable = new Set<Resumable>();
   #sweeper: ReturnType<typeof setInterval>;
-  #revocations: ReturnType<typeof setInterval>;
-  #revokedCheckedAt = new Date().toISOString();
+  #unwatch: () => void;
 
   constructor(private relay: McpEndpointDeps) {
     this.#sweeper = setInterval(() => this.sweep(), 60_000);
     this.#sweeper.unref?.();
-    this.#revocations = setInterval(() => this.endRevoked(), 5_000);
-    this.#revocations.unref?.();
+    this.#unwatch = relay.revocations.watch({
+      held: () => new Set([...[...this.#sessions.values()].map((s) => s.tokenId), ...[...this.#resumable].map((r) => r.tokenId)]),
+      revoked: (tokenIds) => this.endRevoked(tokenIds),
+    });
   }
 
   async handle(request: Request, address: string): Promise<Response> {
@@ -127,7 +130,7 @@ export class McpEndpoint {
    * row by replaying its `initialize` into a transport that takes the stored id.
    */
   private async open(caller: Caller, row: SessionRow | undefined, initialize: unknown): Promise<Session> {
-    const session = { tokenHash: caller.tokenHash, active: 0, lastSeen: Date.now(), touched: Date.now() } as Session;
+    const session = { tokenHash: caller.tokenHash, tokenId: caller.tokenId, active: 0, lastSeen: Date.now(), touched: Date.now() } as Session;
     session.server = createMcpServer(this.relay, caller, (sessionId, requestId) => this.takePrimed(sessionId, requestId));
     session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => row?.id ?? crypto.randomUUID(),
@@ -174,7 +177,7 @@ export class McpEndpoint {
       const response = await session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
       // Gone while its body was read: the listener came too late to hear it.
       if (request.signal.aborted) dropped();
-      return callId ? this.resumable(response, callId, session.tokenHash) : openedAtOnce(response);
+      return callId ? this.resumable(response, callId, session.tokenId) : openedAtOnce(response);
     } finally {
       session.active--;
       session.lastSeen = Date.now();
@@ -206,11 +209,11 @@ export class McpEndpoint {
   }
 
   /** The SDK's stream, after a priming event, with every message event given an id of the call's. */
-  private resumable(response: Response, callId: string, tokenHash: string): Response {
+  private resumable(response: Response, callId: string, tokenId: string): Response {
     if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
     const retryMs = this.relay.config.streamRetryMs;
     let n = 0;
-    const resumable: Resumable = { tokenHash, handOver: () => {} };
+    const resumable: Resumable = { tokenId, handOver: () => {} };
     const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({
       start: (controller) => {
         controller.enqueue(encoder.encode(priming(callId, retryMs)));
@@ -245,7 +248,7 @@ export class McpEndpoint {
     const stop = new AbortController();
     const onDrop = () => stop.abort();
     request.signal.addEventListener("abort", onDrop, { once: true });
-    const resumable: Resumable = { tokenHash: session.tokenHash, handOver: () => {} };
+    const resumable: Resumable = { tokenId: session.tokenId, handOver: () => {} };
     const readable = new ReadableStream<Uint8Array>({
       start: (controller) => {
         let n = 0;
@@ -329,15 +332,14 @@ export class McpEndpoint {
     this.relay.waiting.calls.deleteBefore(before);
   }
 
-  /** A revoked token's sessions end, with their streams, on this process and in the store. */
-  private endRevoked(): void {
-    const since = this.#revokedCheckedAt;
-    this.#revokedCheckedAt = new Date(Date.now() - 1_000).toISOString();
-    const hashes = new Set(this.relay.gate.revokedSince(since));
-    if (!hashes.size) return;
-    for (const hash of hashes) this.relay.waiting.calls.deleteForSessions(this.relay.sessions.deleteForToken(hash));
-    for (const r of [...this.#resumable]) if (hashes.has(r.tokenHash)) r.handOver();
-    for (const [id, s] of this.#sessions) if (hashes.has(s.tokenHash)) this.drop(id);
+  /** A revoked token's sessions end, with their streams and calls, on this process and in the store. */
+  private endRevoked(tokenIds: Set<string>): void {
+    for (const r of [...this.#resumable]) if (tokenIds.has(r.tokenId)) r.handOver();
+    for (const [id, s] of this.#sessions) {
+      if (!tokenIds.has(s.tokenId)) continue;
+      this.relay.waiting.calls.deleteForSessions(this.relay.sessions.deleteForToken(s.tokenHash));
+      this.drop(id);
+    }
   }
 
   private drop(id: string): void {
@@ -353,7 +355,7 @@ export class McpEndpoint {
    */
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    clearInterval(this.#revocations);
+    this.#unwatch();
     for (const r of [...this.#resumable]) r.handOver();
     this.relay.waiting.releaseAll();
     const deadline = Date.now() + RELEASE_MS;
