@@ -1,6 +1,6 @@
 import type { Ask } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
-import { KIND_LABEL, askTitle } from "../inbox/asks";
+import { KIND_LABEL, askTitleText } from "../inbox/asks";
 
 const PREFIX = "ask:";
 
@@ -11,7 +11,7 @@ export async function notifyAsk(ask: Ask): Promise<void> {
     type: "basic",
     iconUrl: browser.runtime.getURL("/icon/128.png"),
     title: `${KIND_LABEL[ask.kind]}${from ? ` · ${from}` : ""}`,
-    message: askTitle(ask),
+    message: askTitleText(ask),
     ...(ask.client ? { contextMessage: ask.client } : {}),
   });
 }

@@ -1,22 +1,41 @@
 import type { Ask, AskKind, Entry } from "@loopback/shared/generated/types";
+import { inlineMarkdownText } from "../blocks/inline-markdown";
 
 export const isOpen = (ask: Ask) => ask.status !== "closed";
 
 export const KIND_LABEL: Record<AskKind, string> = { question: "Question", review: "Review", briefing: "Briefing" };
 
-/** The line an ask is known by in a list: a review's or briefing's title, a question's first line. */
-export function askTitle(ask: Ask): string {
-  if (ask.kind !== "question") return ask.prompt.title;
-  const firstLine = ask.prompt.question.split("\n").find((line) => line.trim()) ?? "";
-  return stripMarkdown(firstLine).slice(0, 200) || "Question";
+/** A question's text split for showing: its first line as the title, and whatever follows it. */
+export function questionParts(question: string): { title: string; rest: string } {
+  const lines = question.split("\n");
+  const at = lines.findIndex((line) => line.trim());
+  if (at === -1) return { title: "", rest: "" };
+  return { title: stripBlockMarker(lines[at]!), rest: lines.slice(at + 1).join("\n").trim() };
 }
 
-function stripMarkdown(line: string): string {
-  return line
-    .replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+\.\s+)/, "")
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/[*_~`]+/g, "")
-    .trim();
+/**
+ * The line an ask is known by, as inline markdown: a review's or briefing's title, a question's
+ * first line without its block marker (`#`, `>`, `-`).
+ */
+export function askTitle(ask: Ask): string {
+  if (ask.kind !== "question") return ask.prompt.title;
+  const { title } = questionParts(ask.prompt.question);
+  return title.length > TITLE_MAX ? `${title.slice(0, TITLE_MAX)}…` : title || "Question";
+}
+
+const TITLE_MAX = 200;
+
+/** What of a question its title does not already show: the lines after it, or all of it when the title was cut. */
+export function questionBody(question: string): string {
+  const { title, rest } = questionParts(question);
+  return title.length > TITLE_MAX ? question.trim() : rest;
+}
+
+/** The same line as plain text, where no markup can show. */
+export const askTitleText = (ask: Ask) => inlineMarkdownText(askTitle(ask));
+
+function stripBlockMarker(line: string): string {
+  return line.replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+\.\s+)/, "").trim();
 }
 
 /** Open asks: the person's move first, then the agent's; newest first within each. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { aBriefing, aQuestion, aReview, fresh, personReplies } from "../testing/asks";
-import { askTitle } from "./asks";
+import { askTitle, askTitleText, questionBody } from "./asks";
 import { Inbox } from "./inbox.svelte";
 
 const at = (minute: number) => `2025-01-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
@@ -50,7 +50,21 @@ describe("inbox", () => {
     expect(inbox.historyDone).toBe(true);
   });
 
-  it("titles a question by its first line, without markdown", () => {
-    expect(askTitle(fresh(aQuestion({ question: "\n## Ship **now**?\n\nMore below." })))).toBe("Ship now?");
+  it("titles a question by its first line, keeping its inline markdown and dropping its block marker", () => {
+    const ask = fresh(aQuestion({ question: "\n## Ship **now**?\n\nMore below." }));
+    expect(askTitle(ask)).toBe("Ship **now**?");
+    expect(askTitleText(ask)).toBe("Ship now?");
+    expect(questionBody(ask.kind === "question" ? ask.prompt.question : "")).toBe("More below.");
+  });
+
+  it("keeps identifiers in a title as written", () => {
+    const ask = fresh(aQuestion({ question: "Rename `sku` to `item_code` in __init__?" }));
+    expect(askTitleText(ask)).toBe("Rename sku to item_code in __init__?");
+  });
+
+  it("shows all of a question whose first line is too long for a title", () => {
+    const long = `${"word ".repeat(60)}end`;
+    expect(askTitle(fresh(aQuestion({ question: long })))).toMatch(/…$/);
+    expect(questionBody(long)).toBe(long);
   });
 });
