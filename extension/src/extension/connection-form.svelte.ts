@@ -6,6 +6,9 @@ import type { RevisionGap } from "../relay/revision";
 import type { WorkerMessage } from "./messages";
 import { readSettings, readToken, writeSettings, writeToken } from "./store";
 
+/** Where `npm run relay` listens by default, so a relay on this machine needs no typing. */
+export const DEFAULT_RELAY_URL = "http://127.0.0.1:8370";
+
 export type TestResult =
   | { ok: true; who: Whoami; revision: RevisionGap; base: string }
   | { ok: false; reason: string };
@@ -22,7 +25,7 @@ export class ConnectionForm {
 
   async load(): Promise<void> {
     const [settings, token] = await Promise.all([readSettings(), readToken()]);
-    this.relayUrl = settings.relayUrl;
+    this.relayUrl = settings.relayUrl || DEFAULT_RELAY_URL;
     this.notify = settings.notify;
     this.hasToken = !!token;
     // The stored token is never shown; an empty field keeps it.
@@ -46,7 +49,7 @@ export class ConnectionForm {
     }
     const token = this.token.trim() || (await readToken());
     if (!token) {
-      this.result = { ok: false, reason: "Paste your token: the relay's `loopback token create --person NAME` prints it." };
+      this.result = { ok: false, reason: "Paste your token: on the relay, loopback token create --person NAME prints one." };
       return;
     }
     this.busy = true;

@@ -1,4 +1,4 @@
-import type { Ask, AskKind, Entry } from "@loopback/shared/generated/types";
+import type { Ask, AskKind, Entry, Whoami } from "@loopback/shared/generated/types";
 import { inlineMarkdownText } from "../blocks/inline-markdown";
 
 export const isOpen = (ask: Ask) => ask.status !== "closed";
@@ -36,6 +36,15 @@ export const askTitleText = (ask: Ask) => inlineMarkdownText(askTitle(ask));
 
 function stripBlockMarker(line: string): string {
   return line.replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+\.\s+)/, "").trim();
+}
+
+/** Who an ask came from, as the person reads it: "Your agent" for their own, else "Ada's agent". */
+export function raisedByLabel(ask: Ask, who: Whoami | null): string | null {
+  const by = ask.raisedBy;
+  if (!by) return null;
+  // "me" is the name the relay gives its first person when it knows no other.
+  if (by.id === who?.actor.id || by.name === "me") return "Your agent";
+  return by.name ? `${by.name}'s agent` : null;
 }
 
 /** Open asks: the person's move first, then the agent's; newest first within each. */
