@@ -8,18 +8,21 @@ export function resolvedInDraft(id: string, drafts: Record<string, PointDraft>):
   return false;
 }
 
-/** The `responded` reply a briefing draft amounts to: every open point written on or marked resolved. */
+/**
+ * The `responded` reply a briefing draft amounts to: every open point written on or marked resolved.
+ * Words on a sub-point go to the agent even when a point above it is resolved.
+ */
 export function buildResponded(open: Point[], drafts: Record<string, PointDraft>): Responded {
   const points: PointReply[] = [];
   for (const { id } of open) {
     const draft = drafts[id];
     if (!draft) continue;
-    // Resolving a point resolves what is beneath it; naming those again would say nothing new.
+    // Resolving a point resolves what is beneath it; marking those resolved again would say nothing new.
     const parent = parentPoint(id);
-    if (parent !== undefined && resolvedInDraft(parent, drafts)) continue;
+    const resolved = draft.resolved && !(parent !== undefined && resolvedInDraft(parent, drafts));
     const text = draft.text.trim();
-    if (!hasWords(text) && !draft.resolved) continue;
-    points.push({ point: id, ...(text ? { text } : {}), ...(draft.resolved ? { resolved: true } : {}) });
+    if (!hasWords(text) && !resolved) continue;
+    points.push({ point: id, ...(hasWords(text) ? { text } : {}), ...(resolved ? { resolved: true } : {}) });
   }
   return { outcome: "responded", points };
 }

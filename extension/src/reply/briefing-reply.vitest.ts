@@ -71,7 +71,7 @@ describe("briefing reply", () => {
     expect(screen.getByText("Two of them.")).toBeTruthy();
     await openPoint("2.1");
     await fireEvent.click(within(point("2")).getAllByRole("checkbox")[0]!);
-    expect((screen.getByLabelText("Reply on point 2.1") as HTMLTextAreaElement).disabled).toBe(true);
+    expect((within(point("2.1")).getByRole("checkbox") as HTMLInputElement).disabled).toBe(true);
     expect(within(point("2.1")).getByText("Resolving")).toBeTruthy();
     await openPoint("1");
     await fireEvent.input(screen.getByLabelText("Reply on point 1"), { target: { value: "Why cold?" } });
@@ -79,6 +79,32 @@ describe("briefing reply", () => {
     expect(client.reply).toHaveBeenCalledWith(ask.id, {
       outcome: "responded",
       points: [{ point: "1", text: "Why cold?" }, { point: "2", resolved: true }],
+    });
+  });
+
+  it("sends words written on a sub-point when the point above it is resolved", async () => {
+    let ask = fresh(aBriefing());
+    ask = personResponds(ask, [{ point: "2", text: "Which one?" }]);
+    ask = agentAnswers(ask, [{ point: "2", answer: "Two of them.", points: [{ title: "On users.email" }, { title: "On orders.user_id" }] }]);
+    const { client } = setup(ask);
+    await openPoint("2.1");
+    await fireEvent.input(screen.getByLabelText("Reply on point 2.1"), { target: { value: "Keep this one unique." } });
+    await fireEvent.click(screen.getByRole("button", { name: "Resolve all" }));
+    // Still there to read and change, and counted as written on.
+    const box = screen.getByLabelText("Reply on point 2.1") as HTMLTextAreaElement;
+    expect(box.disabled).toBe(false);
+    expect(box.value).toBe("Keep this one unique.");
+    expect(screen.getByText(/1 written on/)).toBeTruthy();
+    await fireEvent.click(sendButton());
+    expect(client.reply).toHaveBeenCalledWith(ask.id, {
+      outcome: "responded",
+      points: [
+        { point: "1", resolved: true },
+        { point: "2", resolved: true },
+        { point: "2.1", text: "Keep this one unique." },
+        { point: "3", resolved: true },
+        { point: "4", resolved: true },
+      ],
     });
   });
 

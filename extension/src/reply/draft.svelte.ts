@@ -22,6 +22,11 @@ export class Draft {
   sending = $state(false);
   error = $state<string | null>(null);
 
+  /** While a reply is on its way (or held back), what it was built from must not change. */
+  get locked(): boolean {
+    return this.sending;
+  }
+
   point(id: string): PointDraft {
     return (this.points[id] ??= { text: "", resolved: false });
   }
