@@ -22,6 +22,8 @@ export const KEEPALIVE_MS = 20_000;
 const BACKOFF_MS = [500, 1_000, 2_000, 5_000, 10_000, 30_000];
 /** A connection that stayed up this long resets the backoff. */
 const STABLE_MS = 10_000;
+/** The close code the relay ends a socket with when its token is revoked. */
+export const CLOSE_TOKEN_REVOKED = 4401;
 
 /**
  * The event socket, kept open: a fresh ticket and a fresh snapshot after every drop, retried with
@@ -50,7 +52,9 @@ export class EventStream {
       const openedAt = Date.now();
       let reason: string;
       try {
-        reason = await this.#connectOnce();
+        const ended = await this.#connectOnce();
+        if (ended instanceof RelayError) throw ended;
+        reason = ended;
       } catch (e) {
         if (signal.aborted) return;
         if (e instanceof RelayError && (e.kind === "unauthorized" || e.kind === "reload")) {
@@ -98,19 +102,19 @@ export class EventStream {
     });
   }
 
-  /** One socket's life: resolves with why it ended. */
-  async #connectOnce(): Promise<string> {
+  /** One socket's life: resolves with why it ended, or with the refusal that ends the stream for good. */
+  async #connectOnce(): Promise<string | RelayError> {
     const { client, signal, onEvent } = this.#options;
     const { ticket } = await client.ticket(signal);
     const Socket = this.#options.WebSocket ?? WebSocket;
     const socket = new Socket(client.eventsUrl, ["loopback.v1", `loopback.ticket.${ticket}`]);
     this.#socket = socket;
 
-    return new Promise<string>((resolve) => {
+    return new Promise<string | RelayError>((resolve) => {
       let keepalive: ReturnType<typeof setInterval> | undefined;
       // Events are applied one at a time, in order, even when applying one awaits storage.
       let queue = Promise.resolve();
-      const finish = (reason: string) => {
+      const finish = (reason: string | RelayError) => {
         clearInterval(keepalive);
         signal.removeEventListener("abort", abort);
         socket.onopen = socket.onmessage = socket.onclose = socket.onerror = null;
@@ -147,8 +151,13 @@ export class EventStream {
         });
       };
       socket.onerror = () => finish("The event socket failed.");
-      socket.onclose = (close) =>
-        finish(close.reason ? `The relay closed the event socket: ${close.reason}` : "The event socket closed.");
+      socket.onclose = (close) => {
+        if (close.code === CLOSE_TOKEN_REVOKED) {
+          finish(new RelayError("unauthorized", `The relay no longer accepts this token${close.reason ? ` (${close.reason})` : ""}.`, 401));
+        } else {
+          finish(close.reason ? `The relay closed the event socket: ${close.reason}` : "The event socket closed.");
+        }
+      };
     });
   }
 }

@@ -13,7 +13,7 @@ class FakeSocket {
   sent: string[] = [];
   onopen: (() => void) | null = null;
   onmessage: ((m: { data: string }) => void) | null = null;
-  onclose: ((c: { reason: string }) => void) | null = null;
+  onclose: ((c: { code: number; reason: string }) => void) | null = null;
   onerror: (() => void) | null = null;
   constructor(readonly url: string, readonly protocols: string[]) {
     FakeSocket.all.push(this);
@@ -31,9 +31,9 @@ class FakeSocket {
   deliver(event: ServerEvent) {
     this.onmessage?.({ data: JSON.stringify(event) });
   }
-  drop(reason = "") {
+  drop(reason = "", code = 1006) {
     this.readyState = 3;
-    this.onclose?.({ reason });
+    this.onclose?.({ code, reason });
   }
 }
 
@@ -127,6 +127,18 @@ describe("event stream", () => {
     const { states, done } = start(ticket);
     await done;
     expect(states.at(-1)).toEqual({ state: "stopped", kind: "unauthorized", reason: "That token is not known here." });
+    expect(ticket).toHaveBeenCalledTimes(1);
+  });
+
+  it("stops for good, without asking for another ticket, when the relay closes the socket for a revoked token", async () => {
+    const { states, done, ticket } = start();
+    await flush();
+    socket(0).open();
+    socket(0).deliver(snapshot());
+    await flush();
+    socket(0).drop("token revoked", 4401);
+    await done;
+    expect(states.at(-1)).toEqual({ state: "stopped", kind: "unauthorized", reason: "The relay no longer accepts this token (token revoked)." });
     expect(ticket).toHaveBeenCalledTimes(1);
   });
 });
