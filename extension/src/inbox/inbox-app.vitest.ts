@@ -1,4 +1,5 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import type { Reply } from "@loopback/shared/generated/types";
 import { beforeEach, describe, expect, it } from "vitest";
 import { aQuestion, aReview, fresh, personReplies } from "../testing/asks";
 import { fakeSession } from "../testing/fake-session";
@@ -12,7 +13,7 @@ function setup() {
   const review = fresh(aReview({ title: "Release notes" }), { createdAt: at(5) });
   const closed = personReplies(fresh(aQuestion({ question: "Old one?" })), { outcome: "dismissed" });
   const fake = fakeSession([question, review, closed]);
-  fake.client.reply.mockImplementation(async (id: string) => ({ ...fake.inbox.get(id)!, status: "closed", updatedAt: at(30) }));
+  fake.client.reply.mockImplementation(async (id: string, reply: unknown) => personReplies(fake.inbox.get(id)! as typeof question, reply as Reply, 30));
   const route = new Route();
   render(InboxApp, { props: { session: fake.session, route } });
   return { question, review, closed, route, ...fake };
@@ -40,14 +41,17 @@ describe("the inbox", () => {
     expect(row.textContent).toContain("agent stopped waiting");
   });
 
-  it("moves with j/k and the arrows, and opens with Enter", async () => {
-    const { question, review, closed, route } = setup();
+  it("moves with j/k and the arrows among open asks, and opens with Enter", async () => {
+    const { question, review, route } = setup();
     expect(selected()).toBe(question.id);
     await key("j");
     expect(selected()).toBe(review.id);
+    // Closed asks are skipped: the last open one stays selected.
     await key("ArrowDown");
-    expect(selected()).toBe(closed.id);
+    expect(selected()).toBe(review.id);
     await key("k");
+    expect(selected()).toBe(question.id);
+    await key("j");
     await key("Enter");
     expect(route.askId).toBe(review.id);
     await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Release notes"));
@@ -76,7 +80,43 @@ describe("the inbox", () => {
     route.open(review.id);
     await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Release notes"));
     await key("a");
+    expect(screen.getByRole("status").textContent).toContain("Approving in");
+    expect(client.reply).not.toHaveBeenCalled();
+    await key("u");
+    expect(screen.queryByRole("status")).toBeNull();
+    await key("a");
+    await fireEvent.click(screen.getByRole("button", { name: "Send now" }));
     await waitFor(() => expect(client.reply).toHaveBeenCalledWith(review.id, { outcome: "approved" }));
+  });
+
+  it("walks closed asks only in history, with h", async () => {
+    const { closed, question } = setup();
+    await key("h");
+    expect(selected()).toBe(closed.id);
+    await key("j");
+    expect(selected()).toBe(closed.id);
+    await key("h");
+    expect(selected()).toBe(question.id);
+  });
+
+  it("starts on the first ask waiting, even when a closed one was there first", async () => {
+    const closed = personReplies(fresh(aQuestion({ question: "Old one?" })), { outcome: "dismissed" });
+    const fake = fakeSession([closed]);
+    render(InboxApp, { props: { session: fake.session, route: new Route() } });
+    expect(selected()).toBe(closed.id);
+    const waiting = fresh(aQuestion({ question: "New one?" }), { createdAt: at(40) });
+    fake.inbox.upsert(waiting);
+    await waitFor(() => expect(selected()).toBe(waiting.id));
+  });
+
+  it("moves on to the next ask waiting once the open one is answered", async () => {
+    const { question, review, route } = setup();
+    route.open(question.id);
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Ship on Friday?"));
+    await key("1");
+    await key("Enter", { ctrlKey: true });
+    await waitFor(() => expect(route.askId).toBe(review.id));
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Release notes"));
   });
 
   it("ignores shortcuts while the person types, except send", async () => {

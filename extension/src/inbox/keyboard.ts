@@ -16,14 +16,16 @@ export function isActionable(target: EventTarget | null): boolean {
 
 /** Each shortcut: its alternatives, each a combination of keys. */
 export const SHORTCUTS: { keys: string[][]; what: string }[] = [
-  { keys: [["j"], ["↓"]], what: "Next ask" },
+  { keys: [["j"], ["↓"]], what: "Next ask (open ones; closed ones in history)" },
   { keys: [["k"], ["↑"]], what: "Previous ask" },
+  { keys: [["h"]], what: "Walk recently closed asks, or back to the open ones" },
   { keys: [["Enter"]], what: "Open the selected ask" },
   { keys: [["Esc"]], what: "Back to the list" },
   { keys: [["1–6"]], what: "Pick a choice" },
   { keys: [["r"]], what: "Write a reply" },
   { keys: [["Ctrl", "Enter"], ["⌘", "Enter"]], what: "Send" },
-  { keys: [["a"]], what: "Approve a review" },
+  { keys: [["a"]], what: "Approve a review (sent after 5 s)" },
+  { keys: [["u"]], what: "Undo an approval before it is sent" },
   { keys: [["d"]], what: "Dismiss (asks to confirm)" },
   { keys: [["?"]], what: "Show these shortcuts" },
 ];

@@ -52,8 +52,9 @@ export class RelayClient {
     return this.#json("GET", `/asks/${encodeURIComponent(id)}`, undefined, signal);
   }
 
-  reply(id: string, reply: Reply, signal?: AbortSignal): Promise<Ask> {
-    return this.#json("POST", `/asks/${encodeURIComponent(id)}/reply`, reply, signal);
+  /** `keepalive` lets the request outlive the page, for a reply sent as the page closes. */
+  reply(id: string, reply: Reply, signal?: AbortSignal, options: { keepalive?: boolean } = {}): Promise<Ask> {
+    return this.#json("POST", `/asks/${encodeURIComponent(id)}/reply`, reply, signal, options.keepalive);
   }
 
   async file(uploadId: string, signal?: AbortSignal): Promise<Blob> {
@@ -61,12 +62,12 @@ export class RelayClient {
     return response.blob();
   }
 
-  async #json<T>(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<T> {
-    const response = await this.#send(method, path, body, signal);
+  async #json<T>(method: string, path: string, body: unknown, signal?: AbortSignal, keepalive?: boolean): Promise<T> {
+    const response = await this.#send(method, path, body, signal, keepalive);
     return (await response.json()) as T;
   }
 
-  async #send(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
+  async #send(method: string, path: string, body: unknown, signal?: AbortSignal, keepalive = false): Promise<Response> {
     const headers: Record<string, string> = {
       Authorization: `Bearer ${this.#token}`,
       [REVISION_HEADER]: REVISION,
@@ -82,6 +83,7 @@ export class RelayClient {
         signal,
         credentials: "omit",
         cache: "no-store",
+        ...(keepalive ? { keepalive } : {}),
       });
     } catch (e) {
       if (signal?.aborted) throw e;

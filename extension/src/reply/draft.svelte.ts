@@ -1,6 +1,20 @@
 import type { Ask, Reply } from "@loopback/shared/generated/types";
+import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { RelayError, describeError } from "../relay/relay-error";
 import type { Session } from "../inbox/session";
+
+/** How long a reply sent with a single key waits, so a stray key press can be taken back. */
+export const UNDO_MS = 5_000;
+
+/** A reply kept back from the relay: for its undo window, or because the relay could not be reached. */
+export interface Held {
+  reply: Reply;
+  reason: "undo" | "offline";
+  /** When the undo window ends, in epoch ms. */
+  sendAt?: number;
+  /** The person's turns on the ask when the reply was made, to tell afterwards whether it landed. */
+  turn: number;
+}
 
 export interface PointDraft {
   text: string;
@@ -21,10 +35,12 @@ export class Draft {
   confirmingDismiss = $state(false);
   sending = $state(false);
   error = $state<string | null>(null);
+  held = $state<Held | null>(null);
+  timer: ReturnType<typeof setTimeout> | undefined;
 
   /** While a reply is on its way (or held back), what it was built from must not change. */
   get locked(): boolean {
-    return this.sending;
+    return this.sending || this.held !== null;
   }
 
   point(id: string): PointDraft {
@@ -41,30 +57,128 @@ export function draftFor(askId: string): Draft {
 }
 
 export function forgetDraft(askId: string): void {
+  const draft = drafts.get(askId);
+  clearTimeout(draft?.timer);
   drafts.delete(askId);
 }
 
-/** Sends a reply; on success the ask moves on and the draft is dropped, on refusal the relay's words show. */
-export async function sendReply(session: Session, ask: Ask, draft: Draft, reply: Reply): Promise<boolean> {
-  if (draft.sending) return false;
+/**
+ * Sends a reply; on success the ask moves on and the draft is dropped, on refusal the relay's words
+ * show. One the relay could not be reached for is held, and sent by `sendHeld` once it is back.
+ * `undoable` holds it back for UNDO_MS first.
+ */
+export async function sendReply(session: Session, ask: Ask, draft: Draft, reply: Reply, options: { undoable?: boolean } = {}): Promise<boolean> {
+  if (draft.sending || draft.held) return false;
+  const turn = replyCount(ask);
+  if (options.undoable) {
+    draft.error = null;
+    draft.held = { reply, reason: "undo", sendAt: Date.now() + UNDO_MS, turn };
+    draft.timer = setTimeout(() => void sendHeld(session, ask.id, draft), UNDO_MS);
+    return false;
+  }
+  return deliver(session, ask.id, draft, reply, turn);
+}
+
+/** Takes back a reply in its undo window; the draft is as it was. */
+export function undoHeld(draft: Draft): void {
+  if (draft.held?.reason !== "undo") return;
+  clearTimeout(draft.timer);
+  draft.held = null;
+}
+
+/** Lets go of a reply held for the relay, back to the form with every word in it. */
+export function editHeld(draft: Draft): void {
+  clearTimeout(draft.timer);
+  draft.held = null;
+}
+
+/**
+ * Sends a held reply now, unless it already landed: after a lost response the ask's thread shows the
+ * person's turn taken, and sending again would be refused (409 `ask.not_your_turn`) or say it twice.
+ */
+export async function sendHeld(session: Session, askId: string, draft = drafts.get(askId)): Promise<boolean> {
+  const held = draft?.held;
+  if (!draft || !held || draft.sending) return false;
+  clearTimeout(draft.timer);
+  const ask = session.inbox.get(askId);
+  if (ask && settled(session, ask, draft, held)) return false;
+  return deliver(session, askId, draft, held.reply, held.turn);
+}
+
+/** Sends every reply held while the relay was unreachable; called when the connection is live again. */
+export function sendAllHeld(session: Session): void {
+  for (const [askId, draft] of drafts) if (draft.held?.reason === "offline") void sendHeld(session, askId, draft);
+}
+
+/** The page is closing: replies still in their undo window go now, as the person meant them to. */
+export function sendHeldNowOnLeaving(session: Session): void {
+  for (const [askId, draft] of drafts) {
+    if (draft.held?.reason !== "undo") continue;
+    clearTimeout(draft.timer);
+    void session.client?.reply(askId, draft.held.reply, undefined, { keepalive: true }).catch(() => {});
+  }
+}
+
+/** Whether the ask has moved past the held reply's turn; if so, the hold ends and the person is told why. */
+function settled(session: Session, ask: Ask, draft: Draft, held: Held): boolean {
+  if (replyCount(ask) > held.turn) {
+    draft.held = null;
+    if (sameReply(latestReply(ask)?.reply, held.reply)) forgetDraft(ask.id);
+    else draft.error = "This ask was answered elsewhere while your reply waited; yours was not sent.";
+    session.applied(ask);
+    return true;
+  }
+  if (ask.status !== "awaiting_human") {
+    draft.held = null;
+    draft.error = "This ask moved on while your reply waited; it was not sent, and your words are still here.";
+    return true;
+  }
+  return false;
+}
+
+async function deliver(session: Session, askId: string, draft: Draft, reply: Reply, turn: number): Promise<boolean> {
   const client = session.client;
   if (!client) {
+    draft.held = null;
     draft.error = "Not connected to a relay: open the settings to connect.";
     return false;
   }
   draft.sending = true;
   draft.error = null;
   try {
-    const updated = await client.reply(ask.id, reply);
+    const updated = await client.reply(askId, reply);
     // Forgotten before the new ask shows, so a briefing's next round starts from an empty draft.
-    forgetDraft(ask.id);
+    forgetDraft(askId);
+    draft.held = null;
     session.applied(updated);
     return true;
   } catch (e) {
+    if (e instanceof RelayError && e.kind === "unreachable") {
+      draft.held = { reply, reason: "offline", turn };
+      return false;
+    }
+    const wasHeld = draft.held !== null;
+    draft.held = null;
+    // A held reply refused as out of turn may be the one that landed before its response was lost.
+    if (wasHeld && e instanceof RelayError && e.problem?.code === "ask.not_your_turn") {
+      const fresh = await client.ask(askId).catch(() => null);
+      if (fresh && settled(session, fresh, draft, { reply, reason: "offline", turn })) return false;
+    }
     if (e instanceof RelayError && e.kind === "reload" && session.surface === "web") location.reload();
     draft.error = describeError(e);
     return false;
   } finally {
     draft.sending = false;
   }
+}
+
+/** The same reply, whatever order its fields came back in. */
+function sameReply(a: Reply | undefined, b: Reply): boolean {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value && typeof value === "object"
+        ? Object.fromEntries(Object.entries(value).sort(([x], [y]) => x.localeCompare(y)).map(([k, v]) => [k, canonical(v)]))
+        : value;
+  return !!a && JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }

@@ -7,6 +7,8 @@ export interface ReplyActions {
   dismiss?: () => void;
   send?: () => void;
   focusText?: () => void;
+  /** Takes back a reply still in its undo window. */
+  undo?: () => void;
 }
 
 /** One slot the shown reply form fills, and the keyboard handler reads. */

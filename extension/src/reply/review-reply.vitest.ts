@@ -1,8 +1,9 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { aReview, fresh } from "../testing/asks";
 import { fakeSession } from "../testing/fake-session";
 import ReviewReply from "./ReviewReply.svelte";
+import { UNDO_MS } from "./draft.svelte";
 
 function setup() {
   const ask = fresh(aReview());
@@ -39,10 +40,36 @@ describe("review reply", () => {
     expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "changes_requested", feedback: "Rename the flag." });
   });
 
-  it("approves on the `a` key, whatever verdict is showing", async () => {
-    const { ask, client, keys } = setup();
-    await fireEvent.click(screen.getByRole("radio", { name: /Request changes/ }));
-    keys.current!.approve!();
-    await waitFor(() => expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "approved" }));
+  it("approves on the `a` key, whatever verdict is showing, once its undo window has passed", async () => {
+    vi.useFakeTimers();
+    try {
+      const { ask, client, keys } = setup();
+      await fireEvent.click(screen.getByRole("radio", { name: /Request changes/ }));
+      keys.current!.approve!();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(screen.getByRole("status").textContent).toContain("Approving in 5 s");
+      await vi.advanceTimersByTimeAsync(UNDO_MS - 100);
+      expect(client.reply).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(100);
+      expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "approved" });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("sends nothing when an approval by key is undone, and keeps the note", async () => {
+    vi.useFakeTimers();
+    try {
+      const { client, keys } = setup();
+      await fireEvent.input(screen.getByLabelText("Note"), { target: { value: "Ship it." } });
+      keys.current!.approve!();
+      await vi.advanceTimersByTimeAsync(1_000);
+      await fireEvent.click(screen.getByRole("button", { name: /^Undo/ }));
+      await vi.advanceTimersByTimeAsync(UNDO_MS * 2);
+      expect(client.reply).not.toHaveBeenCalled();
+      expect((screen.getByLabelText("Note") as HTMLTextAreaElement).value).toBe("Ship it.");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

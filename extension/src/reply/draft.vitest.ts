@@ -1,0 +1,72 @@
+import type { Answered, Reply } from "@loopback/shared/generated/types";
+import { describe, expect, it } from "vitest";
+import { RelayError } from "../relay/relay-error";
+import { aQuestion, fresh, personReplies } from "../testing/asks";
+import { fakeSession } from "../testing/fake-session";
+import { draftFor, sendAllHeld, sendReply } from "./draft.svelte";
+
+const answer: Answered = { outcome: "answered", selected: ["Yes"], text: "Before noon." };
+const unreachable = () => new RelayError("unreachable", "The relay at http://relay.test could not be reached.");
+
+function setup() {
+  const ask = fresh(aQuestion());
+  const fake = fakeSession([ask]);
+  const draft = draftFor(ask.id);
+  draft.text = "Before noon.";
+  return { ask, draft, ...fake };
+}
+
+describe("a reply the relay could not be reached for", () => {
+  it("is held with every word, without a red error, and sent once the relay is back", async () => {
+    const { ask, draft, client, session } = setup();
+    client.reply.mockRejectedValueOnce(unreachable());
+    expect(await sendReply(session, ask, draft, answer)).toBe(false);
+    expect(draft.held).toMatchObject({ reason: "offline", reply: answer });
+    expect(draft.error).toBeNull();
+    expect(draft.text).toBe("Before noon.");
+
+    client.reply.mockImplementationOnce(async (_id: string, reply: unknown) => personReplies(ask, reply as Reply));
+    sendAllHeld(session);
+    await expect.poll(() => client.reply.mock.calls.length).toBe(2);
+    expect(client.reply.mock.calls[1]).toEqual([ask.id, answer]);
+    await expect.poll(() => draft.held).toBeNull();
+  });
+
+  it("is not sent again when the ask shows it landed before its response was lost", async () => {
+    const { ask, draft, client, session, inbox } = setup();
+    client.reply.mockRejectedValueOnce(unreachable());
+    await sendReply(session, ask, draft, answer);
+    // The snapshot after reconnecting carries the reply the relay did take.
+    inbox.upsert(personReplies(ask, { ...answer }, 5));
+    sendAllHeld(session);
+    expect(client.reply).toHaveBeenCalledTimes(1);
+    expect(draft.held).toBeNull();
+    expect(draft.error).toBeNull();
+    expect(draftFor(ask.id)).not.toBe(draft);
+  });
+
+  it("keeps the words and says why when the ask was answered elsewhere meanwhile", async () => {
+    const { ask, draft, client, session, inbox } = setup();
+    client.reply.mockRejectedValueOnce(unreachable());
+    await sendReply(session, ask, draft, answer);
+    inbox.upsert(personReplies(ask, { outcome: "dismissed" }, 5));
+    sendAllHeld(session);
+    expect(client.reply).toHaveBeenCalledTimes(1);
+    expect(draft.error).toContain("answered elsewhere");
+    expect(draftFor(ask.id).text).toBe("Before noon.");
+  });
+
+  it("checks the ask when the relay refuses a retry as out of turn, and does not say it twice", async () => {
+    const { ask, draft, client, session } = setup();
+    client.reply.mockRejectedValueOnce(unreachable());
+    await sendReply(session, ask, draft, answer);
+    // The inbox has not caught up, but the relay has the reply: it refuses the second one.
+    client.reply.mockRejectedValueOnce(new RelayError("refused", "It is not your move on this ask.", 409, { code: "ask.not_your_turn", message: "It is not your move on this ask." }));
+    client.ask.mockResolvedValueOnce(personReplies(ask, answer, 5));
+    sendAllHeld(session);
+    await expect.poll(() => client.ask.mock.calls.length).toBe(1);
+    await expect.poll(() => draft.held).toBeNull();
+    expect(draft.error).toBeNull();
+    expect(client.reply).toHaveBeenCalledTimes(2);
+  });
+});
