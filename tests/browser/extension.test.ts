@@ -28,10 +28,13 @@ async function openFromList(title: string): Promise<string> {
   return id!;
 }
 
-/** Back to the list once the open ask shows the reply taken (Escape first leaves a text box). */
-async function backToList() {
-  await panel.locator("article[data-ask]:not([data-status=awaiting_human])").waitFor({ timeout: STEP_MS });
-  await panel.keyboard.press("Escape");
+/**
+ * Back to the list once the reply on `id` is taken: the ask shows it, or the next one waiting opens.
+ * Escape first leaves a text box, if one has the focus.
+ */
+async function backToList(id: string) {
+  await panel.locator(`article[data-ask="${id}"][data-status=awaiting_human]`).waitFor({ state: "detached", timeout: STEP_MS });
+  for (let i = 0; i < 2 && !(await panel.locator(".list-pane").count()); i++) await panel.keyboard.press("Escape");
   await panel.locator(".list-pane").waitFor({ timeout: STEP_MS });
 }
 
@@ -94,13 +97,13 @@ describe("the extension", () => {
 
     // Answered by keyboard alone: open the first ask, pick the second choice, send.
     await panel.keyboard.press("Enter");
-    await panel.locator("article[data-ask]").waitFor({ timeout: STEP_MS });
+    const id = await panel.locator("article[data-ask]").getAttribute("data-ask", { timeout: STEP_MS });
     await panel.keyboard.press("2");
     await panel.keyboard.press("Control+Enter");
     const reply = await waiting;
     expect(reply.reply).toEqual({ outcome: "answered", selected: ["SQLite"] });
     await waitForBadge("");
-    await backToList();
+    await backToList(id!);
   }, 60_000);
 
   test("a review with code, a diff and an image renders, and is approved", async () => {
@@ -159,7 +162,7 @@ describe("the extension", () => {
     await panel.keyboard.press("a");
     const reply = await waiting;
     expect(reply.reply).toEqual({ outcome: "approved" });
-    await backToList();
+    await backToList(id);
   }, 60_000);
 
   test("a briefing is answered point by point over two rounds", async () => {
@@ -215,7 +218,7 @@ describe("the extension", () => {
     const round2 = await secondRound;
     expect(round2.reply).toEqual({ outcome: "responded", points: [{ point: "1", resolved: true }, { point: "3", resolved: true }] });
     await panel.locator(`article[data-ask="${id}"][data-status=closed]`).waitFor({ timeout: STEP_MS });
-    await backToList();
+    await backToList(id);
   }, 90_000);
 
   test("misses nothing when the socket drops and the worker is stopped", async () => {
@@ -246,15 +249,15 @@ describe("the extension", () => {
     await waitForBadge("3");
 
     // Each still answers through to its agent.
-    await openFromList("Asked while the worker was stopped?");
+    const stoppedId = await openFromList("Asked while the worker was stopped?");
     await panel.getByLabel("Your own words").fill("Nothing was lost.");
     await panel.keyboard.press("Control+Enter");
     expect((await whileStopped).reply).toEqual({ outcome: "answered", selected: [], text: "Nothing was lost." });
-    await backToList();
-    await openFromList("Also sent while stopped");
+    await backToList(stoppedId);
+    const reviewId = await openFromList("Also sent while stopped");
     await panel.keyboard.press("a");
     expect((await review).reply).toEqual({ outcome: "approved" });
-    await backToList();
+    await backToList(reviewId);
     await openFromList("Asked right after the relay came back?");
     await panel.keyboard.press("d");
     await panel.getByRole("alertdialog").getByRole("button", { name: "Dismiss" }).click();

@@ -154,7 +154,11 @@ async function deliver(session: Session, askId: string, draft: Draft, reply: Rep
     return true;
   } catch (e) {
     if (e instanceof RelayError && e.kind === "unreachable") {
-      draft.held = { reply, reason: "offline", turn };
+      const held: Held = { reply, reason: "offline", turn };
+      draft.held = held;
+      // The relay may have taken it and only its answer was lost; the socket can have said so already.
+      const ask = session.inbox.get(askId);
+      if (ask) settled(session, ask, draft, held);
       return false;
     }
     const wasHeld = draft.held !== null;
