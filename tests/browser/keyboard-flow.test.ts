@@ -78,7 +78,7 @@ describe("the keyboard flow", () => {
     await agent?.close().catch(() => {});
     await browser?.close();
     await relay?.dispose();
-  });
+  }, 30_000);
 
   test("starts on the first ask waiting, and j/k walk only the open asks", async () => {
     expect(await selectedTitle()).toBe("Waiting newest?");
@@ -92,7 +92,7 @@ describe("the keyboard flow", () => {
     await panel.keyboard.press("k");
     await panel.keyboard.press("k");
     expect(await selectedTitle()).toBe("Waiting newest?");
-  });
+  }, 30_000);
 
   test("h goes to the closed asks and back", async () => {
     await panel.keyboard.press("h");
@@ -101,7 +101,7 @@ describe("the keyboard flow", () => {
     expect(await selectedTitle()).toBe("Closed first?");
     await panel.keyboard.press("h");
     expect(await selectedTitle()).toBe("Waiting newest?");
-  });
+  }, 30_000);
 
   test("after a reply, the next ask waiting opens", async () => {
     await panel.keyboard.press("Enter");
@@ -110,7 +110,7 @@ describe("the keyboard flow", () => {
     await panel.keyboard.press("Control+Enter");
     await until(async () => (await openTitle()) === "Waiting review", "the review to open");
     expect((await pending[2]!).reply).toEqual({ outcome: "answered", selected: ["Yes"] });
-  });
+  }, 30_000);
 
   test("a approves only after an undo window; u takes it back", async () => {
     let settled = false;

@@ -39,7 +39,7 @@ describe("titles and details", () => {
     await agent?.close().catch(() => {});
     await browser?.close();
     await relay?.dispose();
-  });
+  }, 30_000);
 
   test("the options page has the local relay's address filled in, and a token field that reads whole", async () => {
     const options = await browser.page("options.html", { width: 800, height: 700 });
@@ -57,7 +57,7 @@ describe("titles and details", () => {
     });
     expect(fits).toBe(true);
     await options.close();
-  });
+  }, 30_000);
 
   test("an empty inbox offers no history to load", async () => {
     await browser.connect(relay.url, personToken);
@@ -65,7 +65,7 @@ describe("titles and details", () => {
     await panel.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
     await panel.getByText("Nothing needs you right now").waitFor({ timeout: STEP_MS });
     expect(await panel.getByRole("button", { name: "Load older" }).count()).toBe(0);
-  });
+  }, 30_000);
 
   test("titles show their inline markdown with identifiers whole, in the list and on the ask", async () => {
     void agent.call("request_review", { title: "Rename `sku` to `item_code` in __init__", content: [{ type: "markdown", text: "See the diff." }], project: "inventory" }).catch(() => {});
@@ -77,7 +77,7 @@ describe("titles and details", () => {
     const heading = panel.locator(`article[data-ask="${id}"] h1`);
     expect(await heading.textContent()).toBe("Rename sku to item_code in __init__");
     expect(await heading.locator("code").allTextContents()).toEqual(["sku", "item_code"]);
-  });
+  }, 30_000);
 
   test("a question written in markdown is shown once: its first line as the heading, the rest below", async () => {
     void agent.call("ask_question", { question: "Make `fetch_all` **async**?\n\nIt blocks the event loop for 2 s.", project: "inventory" }).catch(() => {});
@@ -88,13 +88,13 @@ describe("titles and details", () => {
     const second = panel.locator(`article[data-ask="${await open("--force")}"]`);
     expect(await second.locator("h1 code").textContent()).toBe("--force");
     expect((await second.textContent())!.split("Pass").length - 1).toBe(1);
-  });
+  }, 30_000);
 
   test("says \"Your agent\", never \"me's agent\"", async () => {
-    const meta = panel.locator("article[data-ask] .meta");
+    const meta = panel.locator(`article[data-ask="${await open("Rename")}"] .meta`);
     expect(await meta.textContent()).toContain("Your agent");
     expect(await meta.textContent()).not.toContain("me's agent");
-  });
+  }, 30_000);
 
   test("offers \"with everything beneath\" only on a point with points beneath it", async () => {
     const first = agent.waitFor("send_briefing", {
@@ -116,7 +116,7 @@ describe("titles and details", () => {
     await point("1.1").waitFor({ timeout: STEP_MS });
     expect(await point("1").locator("label.check").textContent()).toContain("with everything beneath");
     expect(await point("1.1").locator("button.head").textContent()).toContain("Batch them");
-  });
+  }, 30_000);
 
   test("a task list has no bullets, and a done item looks done", async () => {
     const point = panel.locator('[data-point="2"]');
@@ -132,7 +132,7 @@ describe("titles and details", () => {
     expect(look.map((l) => l.bullet)).toEqual(["none", "none"]);
     expect(look.map((l) => l.checked)).toEqual([true, false]);
     expect(look[0]!.fill).not.toBe(look[1]!.fill);
-  });
+  }, 30_000);
 });
 
 describe("the web inbox's sign-in", () => {
