@@ -89,6 +89,16 @@ describe("the inbox", () => {
     await waitFor(() => expect(client.reply).toHaveBeenCalledWith(review.id, { outcome: "approved" }));
   });
 
+  it("sends an approval still in its undo window when the page closes, as the person meant", async () => {
+    const { review, client, route } = setup();
+    route.open(review.id);
+    await waitFor(() => expect(screen.getByRole("heading", { level: 1 }).textContent).toBe("Release notes"));
+    await key("a");
+    expect(client.reply).not.toHaveBeenCalled();
+    window.dispatchEvent(new Event("pagehide"));
+    expect(client.reply).toHaveBeenCalledWith(review.id, { outcome: "approved" }, undefined, { keepalive: true });
+  });
+
   it("walks closed asks only in history, with h", async () => {
     const { closed, question } = setup();
     await key("h");
