@@ -91,7 +91,7 @@ describe("the web inbox", () => {
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
     await phone.getByRole("button", { name: /^Approve/ }).click();
     expect((await waiting).reply).toEqual({ outcome: "approved" });
-    await phone.getByRole("button", { name: "Back to the list" }).click();
+    await phone.getByRole("button", { name: "Inbox", exact: true }).click();
     await row(phone, "Copy for the empty state").waitFor({ timeout: STEP_MS });
     await phone.close();
   }, 60_000);

@@ -13,6 +13,10 @@ const marked = new Marked({
       const label = escapeHtml(text || "image");
       return SAFE_LINK.test(href) ? `<a href="${escapeHtml(href)}">🖼 ${label}</a>` : `🖼 ${label}`;
     },
+    // A task's read-only checkbox is whether the item is done, and says so to a screen reader.
+    checkbox({ checked }: Tokens.Checkbox) {
+      return `<input type="checkbox" disabled${checked ? " checked" : ""} aria-label="Done"> `;
+    },
   },
 });
 

@@ -1,0 +1,143 @@
+// axe-core, the engine behind most accessibility audits, run in real Chromium on every screen a
+// person meets: the list, an open question, a review and a briefing; in the side panel and in the
+// web inbox at desktop and at phone width; in the light and the dark theme. Nothing critical or
+// serious may be found, and headings keep their order (moderate to axe, but a screen reader's
+// outline of the ask).
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import type { Page } from "playwright-core";
+import { Person } from "../support/person.ts";
+import { RelayProcess } from "../support/relay-process.ts";
+import { TestAgent } from "./harness/agent";
+import { TestBrowser, ensureBuilt } from "./harness/browser";
+import { TITLES, sendRealisticAsks, titleOf, type Kind } from "./harness/realistic-asks";
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const STEP_MS = 15_000;
+const SCREENS = ["list", "question", "review", "briefing"] as const;
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+let relay: RelayProcess;
+let panelBrowser: TestBrowser;
+let webBrowser: TestBrowser;
+let agent: TestAgent;
+let personToken: string;
+const ids = {} as Record<Kind, string>;
+
+/** axe's critical and serious findings, and heading order, on the page as it is now, one line per element. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated rather than injected as a <script>: the pages' Content-Security-Policy stays on.
+  await page.evaluate(AXE);
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: Violation[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ["violations"] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === "critical" || v.impact === "serious" || v.id === "heading-order")
+    .flatMap((v) => v.nodes.map((n) => `${v.impact} ${v.id}: ${n.target.join(" ")} — ${n.failureSummary?.split("\n").slice(1).join(" ").trim()}`));
+}
+
+/** Shows a screen: the list, or one of the asks opened from it, fully rendered. */
+async function show(page: Page, base: string, screen: (typeof SCREENS)[number]): Promise<void> {
+  if (screen === "list") {
+    await page.goto(`${base}#/`);
+    await page.locator("[data-ask-row]", { hasText: TITLES.briefing }).waitFor({ timeout: STEP_MS });
+    return;
+  }
+  await page.goto(`${base}#/ask/${ids[screen]}`);
+  const article = page.locator(`article[data-ask="${ids[screen]}"]`);
+  await article.waitFor({ timeout: STEP_MS });
+  if (screen === "review") {
+    await article.locator(".highlighted pre.shiki").waitFor({ timeout: STEP_MS });
+    await article.locator(".d2h-file-wrapper").first().waitFor({ timeout: STEP_MS });
+  }
+  if (screen === "briefing") {
+    // A point opened for a reply shows its text box and "resolved" switch too.
+    await article.locator('[data-point="1"] button.head').click();
+    await page.getByLabel("Reply on point 1").waitFor({ timeout: STEP_MS });
+  }
+}
+
+describe("the inbox has no critical or serious accessibility violations", () => {
+  beforeAll(async () => {
+    await ensureBuilt();
+    relay = await new RelayProcess().start();
+    personToken = await relay.token("Ada");
+    const agentToken = await relay.token("Ada", { agent: true });
+    agent = await TestAgent.connect(relay.url, agentToken);
+    const person = new Person(relay.url, personToken);
+
+    // One ask already answered, so the list has a closed row too.
+    const closed = agent.waitFor("ask_question", { question: "Ship the cache on Friday?", project: "billing" });
+    const waiting = async () => (await person.snapshot()).open;
+    let first;
+    while (!(first = (await waiting()).find((a) => titleOf(a) === "Ship the cache on Friday?"))) await Bun.sleep(50);
+    await person.reply(first.id, { outcome: "answered", selected: [], text: "Yes, after the backup." });
+    await closed;
+
+    sendRealisticAsks(agent);
+    for (;;) {
+      const open = await waiting();
+      for (const kind of Object.keys(TITLES) as Kind[]) {
+        const ask = open.find((a) => titleOf(a) === TITLES[kind]);
+        if (ask) ids[kind] = ask.id;
+      }
+      if (Object.keys(ids).length === 3) break;
+      await Bun.sleep(50);
+    }
+
+    panelBrowser = await TestBrowser.withExtension();
+    await panelBrowser.connect(relay.url, personToken);
+    webBrowser = await TestBrowser.plain();
+  }, 120_000);
+
+  afterAll(async () => {
+    await agent?.close().catch(() => {});
+    await panelBrowser?.close();
+    await webBrowser?.close();
+    await relay?.dispose();
+  });
+
+  for (const scheme of ["light", "dark"] as const) {
+    test(`the side panel, ${scheme}`, async () => {
+      const page = await panelBrowser.page("sidepanel.html");
+      await page.emulateMedia({ colorScheme: scheme });
+      const found: string[] = [];
+      for (const screen of SCREENS) {
+        await show(page, panelBrowser.url("sidepanel.html"), screen);
+        found.push(...(await seriousViolations(page)).map((v) => `${screen}: ${v}`));
+      }
+      await page.close();
+      expect(found).toEqual([]);
+    }, 120_000);
+
+    for (const [name, size] of [
+      ["desktop", { width: 1280, height: 800 }],
+      ["phone", { width: 390, height: 844 }],
+    ] as const) {
+      test(`the web inbox on a ${name}, ${scheme}`, async () => {
+        const page = await webBrowser.context.newPage();
+        await page.setViewportSize(size);
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.goto(`${relay.url}/inbox/`);
+        await page.evaluate((token) => localStorage.setItem("loopback.token", token), personToken);
+        await page.reload();
+        const found: string[] = [];
+        for (const screen of SCREENS) {
+          await show(page, `${relay.url}/inbox/`, screen);
+          await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+          found.push(...(await seriousViolations(page)).map((v) => `${screen}: ${v}`));
+        }
+        await page.close();
+        expect(found).toEqual([]);
+      }, 120_000);
+    }
+  }
+});
