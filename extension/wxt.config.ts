@@ -20,7 +20,11 @@ export default defineConfig({
     action: { default_title: "Loopback" },
     icons: { 16: "icon/16.png", 32: "icon/32.png", 48: "icon/48.png", 128: "icon/128.png" },
     ...(browser === "firefox"
-      ? { browser_specific_settings: { gecko: { id: "loopback@loopback.dev", strict_min_version: "128.0", data_collection_permissions: { required: ["none"] } } } }
+      ? {
+          // Firefox's default for MV3 pages adds upgrade-insecure-requests, which turns the event
+          // socket to a relay on plain http (127.0.0.1 included) into a wss:// that cannot connect.
+          content_security_policy: { extension_pages: "script-src 'self'; object-src 'self'" },
+          browser_specific_settings: { gecko: { id: "loopback@loopback.dev", strict_min_version: "128.0", data_collection_permissions: { required: ["none"] } } } }
       : {}),
   }),
 });

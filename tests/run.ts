@@ -1,11 +1,12 @@
 // `bun run test`: every test of the project, in order, on this machine. Installs Debian's Chromium
-// for the browser tests when it is missing and this user may (root with apt-get), builds what the
-// browser tests load, and ends with one line: "N passed, N failed".
+// and Firefox ESR for the browser tests when they are missing and this user may (root with
+// apt-get), builds what the browser tests load, and ends with one line: "N passed, N failed".
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
 const CHROMIUM = process.env.LOOPBACK_CHROMIUM ?? "/usr/bin/chromium";
+const FIREFOX = process.env.LOOPBACK_FIREFOX ?? "/usr/bin/firefox-esr";
 
 interface Step {
   name: string;
@@ -40,17 +41,25 @@ const STEPS: Step[] = [
   { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults"], counts: bunCounts },
   { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
   { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts },
-  { name: "browser: extension and web inbox in Chromium", cmd: ["bun", "test", "tests/browser"], counts: bunCounts },
+  { name: "browser: extension and web inbox in Chromium, extension in Firefox", cmd: ["bun", "test", "tests/browser"], counts: bunCounts },
   { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"] },
 ];
 
-function ensureChromium(): void {
-  if (existsSync(CHROMIUM)) return;
+/** Debian's packages the browser tests drive, by the path each installs. */
+const BROWSERS = [
+  { path: CHROMIUM, pkg: "chromium", env: "LOOPBACK_CHROMIUM" },
+  { path: FIREFOX, pkg: "firefox-esr", env: "LOOPBACK_FIREFOX" },
+];
+
+function ensureBrowsers(): void {
+  const missing = BROWSERS.filter((b) => !existsSync(b.path));
+  if (!missing.length) return;
   if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
-    throw new Error(`The browser tests need Chromium at ${CHROMIUM}: install Debian's \`chromium\` package (or set LOOPBACK_CHROMIUM).`);
+    const names = missing.map((b) => `${b.path} (Debian's \`${b.pkg}\`, or set ${b.env})`).join(" and ");
+    throw new Error(`The browser tests need ${names}.`);
   }
-  console.log("Installing Debian's chromium for the browser tests…");
-  for (const cmd of [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]]) {
+  console.log(`Installing Debian's ${missing.map((b) => b.pkg).join(" and ")} for the browser tests…`);
+  for (const cmd of [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", ...missing.map((b) => b.pkg)]]) {
     const r = Bun.spawnSync(cmd, { stdout: "inherit", stderr: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
     if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed`);
   }
@@ -86,10 +95,10 @@ let failed = 0;
 const broken: string[] = [];
 const started = Date.now();
 try {
-  if (!only.length || only.some((o) => "browser".startsWith(o))) ensureChromium();
+  if (!only.length || only.some((o) => "browser".startsWith(o))) ensureBrowsers();
 } catch (e) {
   console.error(String((e as Error).message));
-  broken.push("chromium");
+  broken.push("browsers");
 }
 for (const step of STEPS) {
   if (only.length && !only.some((o) => step.name.startsWith(o))) continue;

@@ -48,6 +48,11 @@ export default defineBackground(() => {
     void browser.notifications.clear(notificationId);
   });
 
+  // A fresh install has no relay to talk to: its first page is the one that connects it.
+  browser.runtime.onInstalled.addListener(({ reason }) => {
+    if (reason === "install") void browser.runtime.openOptionsPage();
+  });
+
   openPanelOnActionClick();
   void browser.alarms.create(ALARM, { periodInMinutes: ALARM_MINUTES });
   void browser.windows.getLastFocused().then((w) => (windowId ??= w.id)).catch(() => {});

@@ -10,19 +10,20 @@ export const EXTENSION_DIR = join(ROOT, "extension/.output/chrome-mv3");
 export const WEB_INBOX_DIR = join(ROOT, "extension/.output/web");
 export const CHROMIUM = process.env.LOOPBACK_CHROMIUM ?? "/usr/bin/chromium";
 
-let built: Promise<void> | null = null;
+let building: Promise<void> | null = null;
 
 /** Builds the extension and the web inbox once per run, so the tests never drive a stale build. */
 export function ensureBuilt(): Promise<void> {
-  if (process.env.LOOPBACK_E2E_SKIP_BUILD && existsSync(join(EXTENSION_DIR, "manifest.json")) && existsSync(join(WEB_INBOX_DIR, "index.html"))) {
+  const built = [join(EXTENSION_DIR, "manifest.json"), join(ROOT, "extension/.output/firefox-mv3/manifest.json"), join(WEB_INBOX_DIR, "index.html")];
+  if (process.env.LOOPBACK_E2E_SKIP_BUILD && built.every((file) => existsSync(file))) {
     return Promise.resolve();
   }
-  built ??= (async () => {
+  building ??= (async () => {
     const child = Bun.spawn(["npm", "run", "build", "-w", "extension"], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
     const [out, err, code] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
     if (code !== 0) throw new Error(`The extension build failed:\n${out}\n${err}`);
   })();
-  return built;
+  return building;
 }
 
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
