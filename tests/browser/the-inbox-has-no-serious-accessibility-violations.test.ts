@@ -75,7 +75,7 @@ describe("the inbox has no critical or serious accessibility violations", () => 
     const person = new Person(relay.url, personToken);
 
     // One ask already answered, so the list has a closed row too.
-    const closed = agent.waitFor("ask_question", { question: "Ship the cache on Friday?", project: "billing" });
+    const closed = agent.waitFor("ask_question", { question: "Ship the cache on Friday?", project: "billing-service" });
     const waiting = async () => (await person.snapshot()).open;
     let first;
     while (!(first = (await waiting()).find((a) => titleOf(a) === "Ship the cache on Friday?"))) await Bun.sleep(50);

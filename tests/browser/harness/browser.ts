@@ -47,8 +47,11 @@ export class TestBrowser {
     return new TestBrowser(context, new URL(worker.url()).host, profile);
   }
 
-  /** Chromium without the extension, for the web inbox; `bypassCSP` ignores the pages' Content-Security-Policy. */
-  static async plain(options: { bypassCSP?: boolean } = {}): Promise<TestBrowser> {
+  /**
+   * Chromium without the extension, for the web inbox; `bypassCSP` ignores the pages'
+   * Content-Security-Policy, `hasTouch` and `isMobile` make it a phone's touch screen.
+   */
+  static async plain(options: { bypassCSP?: boolean; hasTouch?: boolean; isMobile?: boolean; viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
     const profile = mkdtempSync(join(tmpdir(), "loopback-chromium-"));
     const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, ...options });
     return new TestBrowser(context, "", profile);

@@ -29,7 +29,8 @@ const CODE = [
   "",
   "/** Reads an entry, or null when it expired. */",
   "export function read(db: Database, key: string): string | null {",
-  '  const row = db.query("SELECT value, expires FROM cache WHERE key = ? AND namespace = ?").get(key, NAMESPACE) as Row | null;',
+  // 116 characters, within the 120 that most style guides allow.
+  '  const row = db.query("SELECT value, expires FROM cache WHERE key = ? AND ns = ?").get(key, NS) as CacheRow | null;',
   "  // Expired rows are left for the sweeper, so a read never writes.",
   "  return row && row.expires > Date.now() ? row.value : null;",
   "}",
@@ -57,7 +58,7 @@ const DIFF = [
 ].join("\n");
 
 const MARKDOWN = [
-  "Reads go through a **prepared statement**; writes stay as they were. See `src/cache.ts`.",
+  "The cache sits in front of the store; the sweeper deletes what expired. See `src/cache.ts`.",
   "",
   "- [x] Reads go through the cache",
   "- [ ] The sweeper deletes in batches",
@@ -69,7 +70,7 @@ const MARKDOWN = [
 const BRIEFING = {
   title: TITLES.briefing,
   summary: "Three findings from profiling last night's run, and what I would do next.",
-  project: "web-shop",
+  project: "storefront-web",
   sections: [
     {
       title: "Findings",
@@ -93,7 +94,7 @@ export function sendRealisticAsks(agent: TestAgent): Record<Kind, Promise<ToolRe
     agent.waitFor("request_review", {
       title: TITLES.review,
       summary: "Reads go through a **prepared statement**; writes stay as they were.",
-      project: "billing",
+      project: "billing-service",
       content: [
         { type: "markdown", text: MARKDOWN },
         { type: "code", language: "ts", filename: "src/cache.ts", code: CODE },

@@ -1,0 +1,188 @@
+// The web inbox laid out in real Chromium, asserted by geometry: on a 1280-px desktop it uses the
+// width beside the list (code and the split diff do not scroll sideways, a split diff's wrapped
+// lines keep its two sides in step, project chips are not cut off); on a 390-px touch phone every button is a 44-px target, no keyboard hints show, and a
+// diff wraps its lines instead of showing a slice of each.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Page } from "playwright-core";
+import { Person } from "../support/person.ts";
+import { RelayProcess } from "../support/relay-process.ts";
+import { TestAgent } from "./harness/agent";
+import { TestBrowser, ensureBuilt } from "./harness/browser";
+import { TITLES, sendRealisticAsks, titleOf, type Kind } from "./harness/realistic-asks";
+
+const STEP_MS = 15_000;
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+/** WCAG 2.5.5's target size, and Apple's and Google's guidance for touch. */
+const TARGET_PX = 44;
+
+let relay: RelayProcess;
+let desktop: TestBrowser;
+let phone: TestBrowser;
+let agent: TestAgent;
+let personToken: string;
+const ids = {} as Record<Kind, string>;
+
+async function signedIn(browser: TestBrowser, size: { width: number; height: number }): Promise<Page> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize(size);
+  await page.goto(`${relay.url}/inbox/`);
+  await page.evaluate((token) => localStorage.setItem("loopback.token", token), personToken);
+  await page.reload();
+  await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+  return page;
+}
+
+async function openAsk(page: Page, kind: Kind) {
+  await page.goto(`${relay.url}/inbox/#/ask/${ids[kind]}`);
+  const article = page.locator(`article[data-ask="${ids[kind]}"]`);
+  await article.waitFor({ timeout: STEP_MS });
+  if (kind === "review") {
+    await article.locator(".highlighted pre.shiki").waitFor({ timeout: STEP_MS });
+    await article.locator(".d2h-file-wrapper").nth(2).waitFor({ timeout: STEP_MS });
+  }
+  return article;
+}
+
+/** Boxes inside `selector` whose content is wider than they are: they scroll sideways. */
+function scrollingSideways(page: Page, selector: string) {
+  return page.$$eval(selector, (els) => els.filter((el) => el.scrollWidth > el.clientWidth + 1).map((el) => `${el.className}: ${el.scrollWidth} > ${el.clientWidth}`));
+}
+
+/** Visible, enabled buttons smaller than a fingertip, described by their text. */
+function smallTargets(page: Page, min: number) {
+  return page.$$eval(
+    "button:not(:disabled)",
+    (els, px) =>
+      els
+        .map((el) => ({ el, box: el.getBoundingClientRect() }))
+        .filter(({ el, box }) => box.width > 0 && box.height > 0 && el.checkVisibility())
+        .filter(({ box }) => box.width < px - 0.5 || box.height < px - 0.5)
+        .map(({ el, box }) => `"${(el.getAttribute("aria-label") ?? el.textContent ?? "").trim().slice(0, 30)}" ${Math.round(box.width)}×${Math.round(box.height)}`),
+    min,
+  );
+}
+
+/** Keyboard hints shown outside the shortcuts dialog. */
+function visibleKeyHints(page: Page) {
+  return page.$$eval("kbd", (els) => els.filter((el) => !el.closest("[role=dialog]") && el.getClientRects().length > 0).map((el) => el.textContent));
+}
+
+describe("the inbox fits a desktop and a phone", () => {
+  beforeAll(async () => {
+    await ensureBuilt();
+    relay = await new RelayProcess().start();
+    personToken = await relay.token("Ada");
+    agent = await TestAgent.connect(relay.url, await relay.token("Ada", { agent: true }));
+    sendRealisticAsks(agent);
+    const person = new Person(relay.url, personToken);
+    while (Object.keys(ids).length < 3) {
+      for (const ask of (await person.snapshot()).open) {
+        const kind = (Object.keys(TITLES) as Kind[]).find((k) => TITLES[k] === titleOf(ask));
+        if (kind) ids[kind] = ask.id;
+      }
+      await Bun.sleep(50);
+    }
+    desktop = await TestBrowser.plain();
+    phone = await TestBrowser.plain({ hasTouch: true, isMobile: true, viewport: PHONE });
+  }, 120_000);
+
+  afterAll(async () => {
+    await agent?.close().catch(() => {});
+    await desktop?.close();
+    await phone?.close();
+    await relay?.dispose();
+  });
+
+  test("at 1280 px an open review fills the width beside the list, and its code and split diff need no sideways scrolling", async () => {
+    const page = await signedIn(desktop, DESKTOP);
+    const article = await openAsk(page, "review");
+    await page.getByRole("button", { name: "Split" }).click();
+    await article.locator(".d2h-file-side-diff").first().waitFor({ timeout: STEP_MS });
+
+    const pane = (await page.locator(".ask-pane").boundingBox())!;
+    const ask = (await article.boundingBox())!;
+    expect(pane.x + pane.width - (ask.x + ask.width)).toBeLessThanOrEqual(24);
+    expect(await scrollingSideways(page, "article pre")).toEqual([]);
+    expect(await scrollingSideways(page, ".d2h-file-side-diff, .d2h-file-diff")).toEqual([]);
+    // Nothing is cut instead: every diff line ends inside its side of the split.
+    const cut = await page.$$eval(".d2h-file-side-diff", (sides) =>
+      sides.flatMap((side) => {
+        const edge = side.getBoundingClientRect().right;
+        return [...side.querySelectorAll(".d2h-code-line-ctn")].filter((line) => line.getBoundingClientRect().right > edge + 1).map((line) => line.textContent);
+      }),
+    );
+    expect(cut).toEqual([]);
+    // A wrapped line leaves both sides' rows side by side: each pair starts at the same height.
+    const misaligned = await page.$$eval(".d2h-files-diff", (files) =>
+      files.flatMap((file) => {
+        const [left, right] = [...file.querySelectorAll(".d2h-file-side-diff")].map((side) => [...side.querySelectorAll("tr")]);
+        return left!.filter((row, i) => Math.abs(row.getBoundingClientRect().top - right![i]!.getBoundingClientRect().top) > 1).map((row) => row.textContent);
+      }),
+    );
+    expect(misaligned).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  test("at 1280 px every project chip shows whole", async () => {
+    const page = await signedIn(desktop, DESKTOP);
+    await page.locator("[data-ask-row]", { hasText: TITLES.briefing }).waitFor({ timeout: STEP_MS });
+    const filters = page.locator(".filters");
+    expect(await filters.locator("button").allTextContents()).toEqual(["All", "billing-service", "inventory-service", "storefront-web"]);
+    const box = (await filters.boundingBox())!;
+    for (const chip of await filters.locator("button").all()) {
+      const b = (await chip.boundingBox())!;
+      expect([await chip.textContent(), b.x >= box.x && b.x + b.width <= box.x + box.width + 0.5]).toEqual([await chip.textContent(), true]);
+    }
+    expect(await scrollingSideways(page, ".filters")).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  test("on a desktop the keyboard hints show", async () => {
+    const page = await signedIn(desktop, DESKTOP);
+    await openAsk(page, "review");
+    expect(await visibleKeyHints(page)).toContain("a");
+    await page.close();
+  }, 60_000);
+
+  test("on a 390-px touch phone every button is a 44-px target and no keyboard hint shows", async () => {
+    const page = await signedIn(phone, PHONE);
+    expect(await page.evaluate(() => [matchMedia("(pointer: coarse)").matches, matchMedia("(hover: none)").matches])).toEqual([true, true]);
+    const found: string[] = [];
+    await page.locator("[data-ask-row]", { hasText: TITLES.briefing }).waitFor({ timeout: STEP_MS });
+    found.push(...(await smallTargets(page, TARGET_PX)).map((t) => `list: ${t}`));
+    found.push(...(await visibleKeyHints(page)).map((k) => `list: key hint ${k}`));
+    for (const kind of ["question", "review", "briefing"] as const) {
+      const article = await openAsk(page, kind);
+      if (kind === "briefing") await article.locator('[data-point="1"] button.head').click();
+      found.push(...(await smallTargets(page, TARGET_PX)).map((t) => `${kind}: ${t}`));
+      found.push(...(await visibleKeyHints(page)).map((k) => `${kind}: key hint ${k}`));
+    }
+    expect(found).toEqual([]);
+    // Nothing spills sideways out of the screen.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.close();
+  }, 60_000);
+
+  test("on a 390-px phone a diff wraps its lines, so each shows whole", async () => {
+    const page = await signedIn(phone, PHONE);
+    const article = await openAsk(page, "review");
+    await article.locator(".d2h-file-diff").first().waitFor({ timeout: STEP_MS });
+    expect(await scrollingSideways(page, ".d2h-file-diff, .d2h-file-side-diff")).toEqual([]);
+    const lines = await page.$$eval(".d2h-file-diff", (files) =>
+      files.flatMap((file) => {
+        const box = file.getBoundingClientRect();
+        return [...file.querySelectorAll(".d2h-code-line-ctn")].map((line) => {
+          const r = line.getBoundingClientRect();
+          return { text: line.textContent ?? "", inside: r.left >= box.left - 1 && r.right <= box.right + 1, rows: Math.round(r.height / parseFloat(getComputedStyle(line).lineHeight)) };
+        });
+      }),
+    );
+    expect(lines.filter((l) => !l.inside).map((l) => l.text)).toEqual([]);
+    // The longest line of the diff takes several rows rather than running off the screen.
+    const longest = lines.reduce((a, b) => (b.text.length > a.text.length ? b : a));
+    expect(longest.text.length).toBeGreaterThan(80);
+    expect(longest.rows).toBeGreaterThan(1);
+    await page.close();
+  }, 60_000);
+});
