@@ -3,9 +3,10 @@
 // lines keep its two sides in step, project chips are not cut off); on a 390-px touch phone every button is a 44-px target, no keyboard hints show, and a
 // diff wraps its lines instead of showing a slice of each.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
+import { ROOT, RelayProcess } from "../support/relay-process.ts";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { TITLES, sendRealisticAsks, titleOf, type Kind } from "./harness/realistic-asks";
@@ -15,6 +16,8 @@ const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 /** WCAG 2.5.5's target size, and Apple's and Google's guidance for touch. */
 const TARGET_PX = 44;
+/** The README's pictures of the web inbox, taken as these tests see it. */
+const SCREENSHOTS = { desktop: join(ROOT, "docs/screenshot-web-desktop.png"), phone: join(ROOT, "docs/screenshot-web-phone.png") };
 
 let relay: RelayProcess;
 let desktop: TestBrowser;
@@ -121,6 +124,8 @@ describe("the inbox fits a desktop and a phone", () => {
       }),
     );
     expect(misaligned).toEqual([]);
+    await page.evaluate(() => document.querySelector(".ask-pane")?.scrollTo({ top: 0 }));
+    await page.screenshot({ path: SCREENSHOTS.desktop });
     await page.close();
   }, 60_000);
 
@@ -183,6 +188,8 @@ describe("the inbox fits a desktop and a phone", () => {
     const longest = lines.reduce((a, b) => (b.text.length > a.text.length ? b : a));
     expect(longest.text.length).toBeGreaterThan(80);
     expect(longest.rows).toBeGreaterThan(1);
+    await article.locator(".d2h-file-diff").first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: SCREENSHOTS.phone });
     await page.close();
   }, 60_000);
 });
