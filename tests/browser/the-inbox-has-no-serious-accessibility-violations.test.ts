@@ -1,8 +1,8 @@
 // axe-core, the engine behind most accessibility audits, run in real Chromium on every screen a
-// person meets: the list, an open question, a review and a briefing; in the side panel and in the
-// web inbox at desktop and at phone width; in the light and the dark theme. Nothing critical or
-// serious may be found, and headings keep their order (moderate to axe, but a screen reader's
-// outline of the ask).
+// person meets: the list, an open question, a review and a briefing; in the side panel (and its
+// options page) and in the web inbox at desktop and at phone width; in the light and the dark
+// theme. Nothing critical or serious may be found, and headings keep their order (moderate to
+// axe, but a screen reader's outline of the ask).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -115,6 +115,12 @@ describe("the inbox has no critical or serious accessibility violations", () => 
         found.push(...(await seriousViolations(page)).map((v) => `${screen}: ${v}`));
       }
       await page.close();
+      // And the options page, where the person connects the extension.
+      const options = await panelBrowser.page("options.html", { width: 800, height: 700 });
+      await options.emulateMedia({ colorScheme: scheme });
+      await options.locator("#relay").waitFor({ timeout: STEP_MS });
+      found.push(...(await seriousViolations(options)).map((v) => `options: ${v}`));
+      await options.close();
       expect(found).toEqual([]);
     }, 120_000);
 
