@@ -11,7 +11,9 @@ import { RelayProcess } from "../support/relay-process.ts";
 
 export interface PushBench {
   p50: number;
+  p90: number;
   p99: number;
+  max: number;
   runs: number;
 }
 
@@ -51,7 +53,7 @@ export async function benchPush({ runs = 200 } = {}): Promise<PushBench> {
       await call;
     }
     await agent.close();
-    return { p50: pct(times, 50), p99: pct(times, 99), runs };
+    return { p50: pct(times, 50), p90: pct(times, 90), p99: pct(times, 99), max: Math.max(...times), runs };
   } finally {
     await relay.dispose();
     push.stop();
