@@ -173,4 +173,29 @@ describe("the web inbox's notifications", () => {
     expect(shown.body).toContain("closed");
     expect(shown.actions).toEqual([]);
   }, 60_000);
+
+  test("the settings list the person's devices, save a device's loudness and remove it", async () => {
+    const listed = async () => (await (await fetch(`${relay.url}/api/v1/push/devices`, { headers: { Authorization: `Bearer ${personToken}` } })).json()).items;
+    await page.getByRole("button", { name: "Settings" }).click();
+    const sheet = page.getByRole("dialog", { name: "Account" });
+    await sheet.getByRole("button", { name: "Notify me on this device" }).waitFor({ timeout: STEP_MS });
+    const [device] = await listed();
+    const row = sheet.locator(`[data-device="${device.id}"]`);
+    await row.locator("summary").click();
+    expect(await row.locator("summary").textContent()).toContain("Chromium");
+    await row.getByLabel("Only these projects").check();
+    await row.getByLabel("Projects, separated by commas").fill("billing, api");
+    await row.getByLabel("Quiet hours").check();
+    await row.getByLabel("Quiet from").fill("21:30");
+    await row.getByRole("button", { name: "Save" }).click();
+    const timeZone = await page.evaluate(() => Intl.DateTimeFormat().resolvedOptions().timeZone);
+    const deadline = Date.now() + STEP_MS;
+    while (JSON.stringify((await listed())[0]?.loudness) !== JSON.stringify({ projects: ["billing", "api"], quietHours: { from: "21:30", until: "07:00", timeZone } })) {
+      if (Date.now() > deadline) throw new Error(`loudness not saved: ${JSON.stringify(await listed())}`);
+      await Bun.sleep(100);
+    }
+    await row.getByRole("button", { name: "Remove" }).click();
+    await row.waitFor({ state: "detached", timeout: STEP_MS });
+    expect(await listed()).toEqual([]);
+  }, 60_000);
 });
