@@ -2,7 +2,7 @@ import { browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
 import { Connector } from "../src/extension/worker";
 import type { PanelMessage, WorkerMessage } from "../src/extension/messages";
-import { askIdOfNotification } from "../src/extension/notify";
+import { buttonAction, parseNotificationId } from "../src/extension/notify";
 import { openPanel, openPanelOnActionClick } from "../src/extension/side-panel";
 import { KEYS, type Focus, type Settings } from "../src/extension/store";
 
@@ -38,14 +38,27 @@ export default defineBackground(() => {
     if (id !== browser.windows.WINDOW_ID_NONE) windowId = id;
   });
 
-  browser.notifications.onClicked.addListener((notificationId) => {
-    const askId = askIdOfNotification(notificationId);
-    if (!askId) return;
+  /** Opens the ask in the panel: called while the click is handled, as opening a panel must be. */
+  function openAsk(notificationId: string, askId: string) {
     openPanel(windowId).catch((e) => console.warn("Loopback: could not open the side panel", e));
     const focus: Focus = { askId, at: Date.now() };
     void browser.storage.local.set({ [KEYS.focus]: focus });
     void browser.runtime.sendMessage({ type: "open-ask", askId } satisfies PanelMessage).catch(() => {});
     void browser.notifications.clear(notificationId);
+  }
+
+  browser.notifications.onClicked.addListener((notificationId) => {
+    const parsed = parseNotificationId(notificationId);
+    if (parsed) openAsk(notificationId, parsed.askId);
+  });
+
+  // Chrome only: Firefox's notifications have no buttons.
+  browser.notifications.onButtonClicked?.addListener((notificationId, buttonIndex) => {
+    const parsed = parseNotificationId(notificationId);
+    if (!parsed) return;
+    const action = buttonAction(parsed.layout, buttonIndex);
+    if (action === "open") openAsk(notificationId, parsed.askId);
+    else if (action === "reply") void connector.answerFromNotification(notificationId, buttonIndex);
   });
 
   // A fresh install has no relay to talk to: its first page is the one that connects it.

@@ -5,6 +5,8 @@ import { EventStream, type StreamState } from "../src/relay/event-stream";
 import { RelayClient } from "../src/relay/relay-client";
 import { RelayError, describeError } from "../src/relay/relay-error";
 import type { RevisionGap } from "../src/relay/revision";
+import { PushSettings } from "./push-settings.svelte";
+import { forgetTokenForWorker, keepTokenForWorker } from "./worker-token";
 
 const TOKEN_KEY = "loopback.token";
 const RELOADED_KEY = "loopback.reloadedAt";
@@ -24,6 +26,7 @@ export class WebSession implements Session {
   who = $state<Whoami | null>(null);
   signInError = $state<string | null>(null);
   showAccount = $state(false);
+  readonly push = new PushSettings(() => this.client);
   #run: { controller: AbortController; stream: EventStream } | null = null;
 
   constructor(readonly base = location.origin) {}
@@ -54,6 +57,8 @@ export class WebSession implements Session {
   }
 
   signOut(): void {
+    // This device stops hearing about the space before the token goes.
+    void this.push.forgetThisDevice().finally(() => forgetTokenForWorker().catch(() => {}));
     this.#run?.controller.abort();
     this.#run = null;
     localStorage.removeItem(TOKEN_KEY);
@@ -90,6 +95,7 @@ export class WebSession implements Session {
 
   #start(token: string, client = this.#client(token)) {
     this.#run?.controller.abort();
+    void keepTokenForWorker(token).catch(() => {});
     this.client = client;
     const controller = new AbortController();
     const stream = new EventStream({

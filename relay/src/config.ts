@@ -38,6 +38,8 @@ export interface Config {
   streamRetryMs: number;
   maxSessionsPerToken: number;
   maxWaitingPerToken: number;
+  /** Who runs the relay, for push services (VAPID `sub`): a `mailto:` or `https:` URL. */
+  pushContact?: string;
 }
 
 export const DEFAULT_PORT = 8370;
@@ -92,6 +94,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     streamRetryMs: seconds("LOOPBACK_STREAM_RETRY_S", DEFAULT_STREAM_RETRY_S),
     maxSessionsPerToken: count("LOOPBACK_MAX_SESSIONS_PER_TOKEN", DEFAULT_MAX_SESSIONS_PER_TOKEN),
     maxWaitingPerToken: count("LOOPBACK_MAX_WAITING_PER_TOKEN", DEFAULT_MAX_WAITING_PER_TOKEN),
+    pushContact: env.LOOPBACK_PUSH_CONTACT || undefined,
     allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
   };

@@ -11,6 +11,9 @@ import { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events/event-bus.ts";
 import { TicketBook } from "./events/tickets.ts";
+import { PushDevices } from "./push/devices.ts";
+import { PushSender } from "./push/push-sender.ts";
+import { vapidKeys, type VapidKeys } from "./push/vapid-keys.ts";
 import { AskStore } from "./storage/ask-store.ts";
 import { openDb, type Db } from "./storage/db.ts";
 import { UploadService } from "./uploads/upload-service.ts";
@@ -30,6 +33,9 @@ export class Relay {
   /** Sockets (and, in time, sessions) register here to be cut off when their token is revoked. */
   readonly revocations: RevocationWatch;
   #sweeper: ReturnType<typeof setInterval>;
+  readonly pushDevices: PushDevices;
+  readonly pushKeys: VapidKeys;
+  readonly push: PushSender;
 
   constructor(readonly config: Config) {
     this.db = openDb(config.dataDir);
@@ -44,6 +50,10 @@ export class Relay {
     this.revocations.watch({ held: () => this.tickets.holders(), revoked: (ids) => this.tickets.void(ids) });
     this.#sweeper = setInterval(() => this.sweep(), Math.max(config.sweepEveryMs, 50));
     this.#sweeper.unref?.();
+    this.pushDevices = new PushDevices(this.db, this.clock);
+    this.pushKeys = vapidKeys(this.db, this.clock);
+    this.push = new PushSender(this.db, this.clock, config, this.pushDevices, this.pushKeys);
+    this.push.listen(this.bus);
   }
 
   /** Forgets what expired unused: event tickets and upload tickets. */

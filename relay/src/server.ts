@@ -67,6 +67,7 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
     url,
     async stop() {
       await mcp.close();
+      await relay.push.settle();
       server.stop(true);
       relay.close();
     },

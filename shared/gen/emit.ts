@@ -8,6 +8,7 @@ export type JsonSchema = {
   format?: string;
   minLength?: number;
   maxLength?: number;
+  pattern?: string;
   minItems?: number;
   maxItems?: number;
   minimum?: number;
@@ -123,6 +124,7 @@ function vSchema(components: Components, s: JsonSchema): string {
       if (s.format === "date-time") checks.push("v.isoTimestamp()");
       if (s.minLength !== undefined) checks.push(`v.minLength(${s.minLength})`);
       if (s.maxLength !== undefined) checks.push(`v.maxLength(${s.maxLength})`);
+      if (s.pattern !== undefined) checks.push(`v.regex(new RegExp(${JSON.stringify(s.pattern)}, "u"))`);
       return pipe("v.string()", checks);
     }
     case "integer": {

@@ -67,6 +67,12 @@ export const PROBLEMS = {
   "file.not_found": { status: 404, message: "There is no such file in your space." },
   "image.unknown_upload": { status: 422, message: "An image block names an upload that does not exist in your space: upload it first with get_upload_ticket." },
 
+  // Web Push
+  "push.device_not_found": { status: 404, message: "There is no such device of yours." },
+  "push.endpoint_invalid": { status: 422, message: "The endpoint must be an https URL of a push service." },
+  "push.keys_invalid": { status: 422, message: "`keys.p256dh` must be a P-256 public key and `keys.auth` a 16-byte secret, each as base64url." },
+  "push.time_zone_unknown": { status: 422, message: "`quietHours.timeZone` must be an IANA time zone, such as Europe/Berlin." },
+
   internal: { status: 500, message: "Something went wrong on the relay; nothing was changed." },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Agent, structured } from "../support/agent.ts";
 import { EventSocket, Person } from "../support/person.ts";
 import { RelayProcess, ROOT } from "../support/relay-process.ts";
+import { benchPush } from "./push.ts";
 import { benchSidepanel } from "./sidepanel.ts";
 
 const SMOKE = process.argv.includes("--smoke");
@@ -327,6 +328,10 @@ const tp = await throughput();
 rows.push({ figure: `throughput: ask → reply → return, ${N.throughputAgents} agents`, value: `${Math.round(tp.perSecond)} cycles/s`, goal: "—" });
 
 await relay.dispose();
+
+// Web Push: from the agent's call to the push reaching a push service, on a relay of its own.
+const pushed = await benchPush({ runs: SMOKE ? 5 : 200 });
+rows.push({ figure: "agent's call → Web Push request at the push service (decrypted, VAPID checked)", p50: pushed.p50, p90: pushed.p90, p99: pushed.p99, max: pushed.max, goal: "—" });
 
 // The side panel, in real Chromium: opening an ask that holds a large diff and a large code block.
 const panel = await benchSidepanel({ runs: SMOKE ? 3 : 20 });

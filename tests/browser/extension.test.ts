@@ -221,6 +221,71 @@ describe("the extension", () => {
     await backToList(id);
   }, 90_000);
 
+  test("a notification's buttons answer a two-option question and approve a review, and the agent's call returns", async () => {
+    const shown = async (askId: string) => {
+      const deadline = Date.now() + STEP_MS;
+      for (;;) {
+        const worker = await browser.worker();
+        const ids = Object.keys(await worker.evaluate(() => chrome.notifications.getAll()));
+        const id = ids.find((n) => n.startsWith(`ask:${askId}:`));
+        if (id) return { worker, id, ids };
+        if (Date.now() > deadline) throw new Error(`no notification for ${askId}: ${ids.join(", ")}`);
+        await Bun.sleep(100);
+      }
+    };
+    // Playwright cannot click a system notification. Chrome tells the worker of a click by dispatching
+    // its notifications.onButtonClicked event; the test dispatches that same event, so the worker's
+    // own registered listener runs, as it does for the person's click.
+    const press = (worker: Awaited<ReturnType<typeof shown>>["worker"], id: string, index: number) =>
+      worker.evaluate(([n, i]) => (chrome.notifications.onButtonClicked as unknown as { dispatch(id: string, index: number): void }).dispatch(n as string, i as number), [id, index] as const);
+
+    const question = agent.waitFor("ask_question", { question: "Deploy to staging first?", options: [{ label: "Staging" }, { label: "Straight to prod" }], project: "notify" });
+    const questionId = await row("Deploy to staging first?").getAttribute("data-ask-row", { timeout: STEP_MS });
+    const q = await shown(questionId!);
+    expect(q.id).toBe(`ask:${questionId}:choices`);
+    await press(q.worker, q.id, 1);
+    expect((await question).reply).toEqual({ outcome: "answered", selected: ["Straight to prod"] });
+
+    const review = agent.waitFor("request_review", { title: "Bump the cache size", content: [{ type: "markdown", text: "From 64 to 128 MiB." }], project: "notify" });
+    const reviewId = await row("Bump the cache size").getAttribute("data-ask-row", { timeout: STEP_MS });
+    const r = await shown(reviewId!);
+    expect(r.id).toBe(`ask:${reviewId}:review`);
+    await press(r.worker, r.id, 0);
+    expect((await review).reply).toEqual({ outcome: "approved" });
+
+    // Both were answered: neither notification stays.
+    const deadline = Date.now() + STEP_MS;
+    for (;;) {
+      const ids = Object.keys(await (await browser.worker()).evaluate(() => chrome.notifications.getAll()));
+      if (!ids.some((n) => n.includes(questionId!) || n.includes(reviewId!))) break;
+      if (Date.now() > deadline) throw new Error(`notifications stayed: ${ids.join(", ")}`);
+      await Bun.sleep(100);
+    }
+    await waitForBadge("");
+  }, 60_000);
+
+  test("a notification of an ask answered elsewhere disappears", async () => {
+    const question = agent.waitFor("ask_question", { question: "Answered on the phone?", project: "notify" });
+    const askId = await row("Answered on the phone?").getAttribute("data-ask-row", { timeout: STEP_MS });
+    const listed = async () => Object.keys(await (await browser.worker()).evaluate(() => chrome.notifications.getAll())).filter((n) => n.includes(askId!));
+    const deadline = Date.now() + STEP_MS;
+    while (!(await listed()).length) {
+      if (Date.now() > deadline) throw new Error("no notification shown");
+      await Bun.sleep(100);
+    }
+    const answered = await fetch(`${relay.url}/api/v1/asks/${askId}/reply`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${personToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ outcome: "dismissed" }),
+    });
+    expect(answered.status).toBe(200);
+    expect((await question).reply).toEqual({ outcome: "dismissed" });
+    while ((await listed()).length) {
+      if (Date.now() > deadline + STEP_MS) throw new Error("the notification stayed");
+      await Bun.sleep(100);
+    }
+  }, 60_000);
+
   test("misses nothing when the socket drops and the worker is stopped", async () => {
     // The relay goes away and comes back: every socket drops, and the worker reconnects by itself.
     await agent.close();

@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import WebSocket from "ws";
+import { REVISION, REVISIONS } from "@loopback/shared/generated/revision";
 import { scene, type Scene } from "../support/scene.ts";
 import { question } from "./open-ask.ts";
 import { uploadImage } from "./upload-image.ts";
 
 const BUILD = "2031-04-05T06:07:08.000Z";
+// Relative to the revision this code writes, so a new revision does not break these.
+const NEWER = String(Number(REVISION) + 1);
 let s: Scene;
 beforeAll(async () => {
   s = await scene({ env: { LOOPBACK_BUILD: BUILD } });
@@ -35,6 +38,9 @@ test("every answer, refusals and unknown addresses included, carries Loopback-Re
     ["POST", `/api/v1/asks/${ask.id}/reply`, { body: "x".repeat(300 * 1024) }],
     ["GET", `/api/v1/files/${uploadId}`],
     ["GET", "/api/v1/files/upl_unknown"],
+    ["GET", "/api/v1/push/key"],
+    ["GET", "/api/v1/push/devices"],
+    ["DELETE", "/api/v1/push/devices/dev_unknown"],
     ["PUT", "/api/v1/uploads/spc_x/up_x", { body: "x", token: false }],
     ["GET", "/api/v1/events", { token: false }],
     ["GET", "/api/v1/no/such/route"],
@@ -48,7 +54,7 @@ test("every answer, refusals and unknown addresses included, carries Loopback-Re
   for (const [method, path, init] of requests) {
     const res = await send(method, path, init);
     statuses.push(res.status);
-    expect([method, path, res.headers.get("loopback-revision"), res.headers.get("loopback-build")]).toEqual([method, path, "2", BUILD]);
+    expect([method, path, res.headers.get("loopback-revision"), res.headers.get("loopback-build")]).toEqual([method, path, REVISION, BUILD]);
   }
   // The list above reaches every kind of answer it claims to.
   expect(new Set(statuses)).toEqual(new Set([200, 201, 302, 400, 401, 404, 413, 422]));
@@ -66,7 +72,7 @@ test("the event socket's upgrade and its refusal carry the revision too", async 
     ws.once("open", () => ws.close());
     ws.once("error", reject);
   });
-  expect([upgraded["loopback-revision"], upgraded["loopback-build"]]).toEqual(["2", BUILD]);
+  expect([upgraded["loopback-revision"], upgraded["loopback-build"]]).toEqual([REVISION, BUILD]);
 
   const refused = await new Promise<Record<string, unknown>>((resolve, reject) => {
     const ws = new WebSocket(url, ["loopback.v1"]);
@@ -76,21 +82,21 @@ test("the event socket's upgrade and its refusal carry the revision too", async 
     });
     ws.once("error", reject);
   });
-  expect([refused["loopback-revision"], refused["loopback-build"]]).toEqual(["2", BUILD]);
+  expect([refused["loopback-revision"], refused["loopback-build"]]).toEqual([REVISION, BUILD]);
 });
 
 test("a client that writes a newer revision is told to reload with 409", async () => {
   for (const path of ["/whoami", "/snapshot", "/asks", "/asks/ask_unknown", "/nothing-here"]) {
-    const res = await s.person.api("GET", path, { headers: { "Loopback-Revision": "3" } });
+    const res = await s.person.api("GET", path, { headers: { "Loopback-Revision": NEWER } });
     expect([path, res.status, res.body.code]).toEqual([path, 409, "reload"]);
-    expect(res.headers.get("loopback-revision")).toBe("2");
+    expect(res.headers.get("loopback-revision")).toBe(REVISION);
   }
-  const reply = await s.person.api("POST", "/asks/ask_unknown/reply", { headers: { "Loopback-Revision": "3" }, body: { outcome: "dismissed" } });
+  const reply = await s.person.api("POST", "/asks/ask_unknown/reply", { headers: { "Loopback-Revision": NEWER }, body: { outcome: "dismissed" } });
   expect([reply.status, reply.body.code]).toEqual([409, "reload"]);
 });
 
 test("a client that writes an older or the same revision is served as usual", async () => {
-  for (const revision of ["1", "2"]) {
+  for (const revision of REVISIONS) {
     const res = await s.person.api("GET", "/whoami", { headers: { "Loopback-Revision": revision } });
     expect([revision, res.status]).toEqual([revision, 200]);
     expect((await s.person.api("GET", "/snapshot", { headers: { "Loopback-Revision": revision } })).status).toBe(200);

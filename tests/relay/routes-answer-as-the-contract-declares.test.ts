@@ -37,6 +37,11 @@ test("every route refuses a request without a token, or with an unknown one, wit
     ["GET", "/asks/ask_x"],
     ["POST", "/asks/ask_x/reply"],
     ["GET", "/files/upl_x"],
+    ["GET", "/push/key"],
+    ["GET", "/push/devices"],
+    ["POST", "/push/devices"],
+    ["PUT", "/push/devices/dev_x/loudness"],
+    ["DELETE", "/push/devices/dev_x"],
   ];
   for (const [method, path] of routes) {
     const body = method === "POST" && path.endsWith("reply") ? { outcome: "dismissed" } : undefined;

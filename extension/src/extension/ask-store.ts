@@ -29,6 +29,10 @@ export class AskStore {
     return this.asks.filter((a) => a.status === "awaiting_human").length;
   }
 
+  get(id: string): Ask | undefined {
+    return this.#asks.get(id);
+  }
+
   has(id: string): boolean {
     return this.#asks.has(id);
   }

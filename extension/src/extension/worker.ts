@@ -5,7 +5,7 @@ import { RelayClient } from "../relay/relay-client";
 import type { RevisionGap } from "../relay/revision";
 import { AskStore } from "./ask-store";
 import { showBadge } from "./badge";
-import { clearNotification, notifyAsk } from "./notify";
+import { clearAnsweredElsewhere, clearNotification, notifyAsk, notifyNotSent, parseNotificationId, replyOfButton } from "./notify";
 import { KEYS, readSettings, readStatus, readToken, type Status } from "./store";
 
 /** More new asks than this in one snapshot are shown by the badge alone, not one notification each. */
@@ -95,12 +95,38 @@ export class Connector {
       // What arrived while the worker slept is news too; a first sync is not.
       const waiting = fresh.filter((a) => a.status === "awaiting_human");
       if (known && notify && waiting.length <= MAX_NOTIFICATIONS_AT_ONCE) await Promise.all(waiting.map(notifyQuietly));
+      const awaiting = new Set(event.snapshot.open.filter((a) => a.status === "awaiting_human").map((a) => a.id));
+      await clearAnsweredElsewhere(awaiting).catch(() => {});
     } else {
       const isNew = await this.store.upsert(event.ask);
       if (isNew && notify && event.ask.status === "awaiting_human") await notifyQuietly(event.ask);
-      if (event.ask.status !== "awaiting_human") void clearNotification(event.ask.id).catch(() => {});
+      if (event.ask.status !== "awaiting_human") void clearNotification(event.ask).catch(() => {});
     }
     await this.#badge();
+  }
+
+  /**
+   * Sends the reply a notification's button stands for (a choice, or Approve), as the person would
+   * from the panel. Whatever the relay refuses is said on the notification, which stays.
+   */
+  async answerFromNotification(notificationId: string, buttonIndex: number): Promise<void> {
+    const parsed = parseNotificationId(notificationId);
+    if (!parsed) return;
+    const [settings, token] = await Promise.all([readSettings(), readToken()]);
+    if (!settings.relayUrl || !token) return;
+    const client = new RelayClient({ base: settings.relayUrl, token, onRevision: (gap) => this.#setRevision(gap) });
+    try {
+      await this.store.load();
+      const ask = this.store.get(parsed.askId) ?? (await client.ask(parsed.askId));
+      const reply = replyOfButton(ask, buttonIndex);
+      if (!reply) return;
+      const after = await client.reply(ask.id, reply);
+      await this.store.upsert(after);
+      await browser.notifications.clear(notificationId);
+      await this.#badge();
+    } catch (e) {
+      await notifyNotSent(notificationId, e instanceof Error ? e.message : String(e)).catch(() => {});
+    }
   }
 
   async #badge() {

@@ -2,6 +2,7 @@ import type { Ask } from "@loopback/shared/generated/types";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fakeBrowser } from "wxt/testing/fake-browser";
 import { aQuestion, aReview, fresh, personReplies } from "../testing/asks";
+import { notificationId } from "./notify";
 import { Connector } from "./worker";
 import { KEYS, askKey, readAsks, writeSettings, writeStatus, writeToken } from "./store";
 
@@ -43,10 +44,32 @@ describe("the worker's state", () => {
     await connector.apply(snapshot([]), RELAY);
     const first = fresh(aQuestion());
     await connector.apply({ type: "ask.opened", ask: first }, RELAY);
-    expect(notified()).toEqual([`ask:${first.id}`]);
+    expect(notified()).toEqual([notificationId(first)]);
     await writeSettings({ relayUrl: RELAY, notify: false });
     await connector.apply({ type: "ask.opened", ask: fresh(aQuestion()) }, RELAY);
     expect(notified()).toHaveLength(1);
+  });
+
+  it("offers a two-option question's choices as its buttons, a review Approve and Open, anything else Open", async () => {
+    const connector = new Connector();
+    await connector.apply(snapshot([]), RELAY);
+    const two = fresh(aQuestion({ options: [{ label: "Ship" }, { label: "Wait" }], multiple: false }));
+    const many = fresh(aQuestion({ options: [{ label: "A" }, { label: "B" }, { label: "C" }] }));
+    const review = fresh(aReview());
+    for (const ask of [two, many, review]) await connector.apply({ type: "ask.opened", ask }, RELAY);
+    const options = (fakeBrowser.notifications as unknown as { getAllCreateOptions(): Record<string, { buttons?: { title: string }[] }> }).getAllCreateOptions();
+    const titles = (ask: Ask) => options[notificationId(ask)]?.buttons?.map((b) => b.title);
+    expect([titles(two), titles(many), titles(review)]).toEqual([["Ship", "Wait"], ["Open"], ["Approve", "Open"]]);
+  });
+
+  it("clears the notifications of asks a snapshot shows answered elsewhere", async () => {
+    const connector = new Connector();
+    await connector.apply(snapshot([]), RELAY);
+    const answered = fresh(aQuestion());
+    const open = fresh(aQuestion());
+    for (const ask of [answered, open]) await connector.apply({ type: "ask.opened", ask }, RELAY);
+    await connector.apply(snapshot([open], [personReplies(answered, { outcome: "dismissed" })]), RELAY);
+    expect(Object.keys(await fakeBrowser.notifications.getAll())).toEqual([notificationId(open)]);
   });
 
   it("notifies of asks that arrived while the worker was stopped, found in the next snapshot", async () => {
@@ -56,7 +79,7 @@ describe("the worker's state", () => {
     const missed = fresh(aReview());
     // A new worker, as after Chrome stopped the old one: it starts from what storage holds.
     await new Connector().apply(snapshot([before, missed]), RELAY);
-    expect(notified()).toEqual([`ask:${missed.id}`]);
+    expect(notified()).toEqual([notificationId(missed)]);
     expect(await badge()).toBe("2");
   });
 

@@ -1,4 +1,4 @@
-import type { Ask, AskPage, EventTicket, Problem, Reply, Snapshot, Whoami } from "@loopback/shared/generated/types";
+import type { Ask, AskPage, EventTicket, Loudness, Problem, PushDevice, PushDeviceList, PushKey, PushSubscriptionInput, Reply, Snapshot, Whoami } from "@loopback/shared/generated/types";
 import { RelayError } from "./relay-error";
 import { REVISION, REVISION_HEADER, compareRevision, type RevisionGap } from "./revision";
 
@@ -55,6 +55,26 @@ export class RelayClient {
   /** `keepalive` lets the request outlive the page, for a reply sent as the page closes. */
   reply(id: string, reply: Reply, signal?: AbortSignal, options: { keepalive?: boolean } = {}): Promise<Ask> {
     return this.#json("POST", `/asks/${encodeURIComponent(id)}/reply`, reply, signal, options.keepalive);
+  }
+
+  pushKey(signal?: AbortSignal): Promise<PushKey> {
+    return this.#json("GET", "/push/key", undefined, signal);
+  }
+
+  pushDevices(signal?: AbortSignal): Promise<PushDeviceList> {
+    return this.#json("GET", "/push/devices", undefined, signal);
+  }
+
+  addPushDevice(subscription: PushSubscriptionInput, signal?: AbortSignal): Promise<PushDevice> {
+    return this.#json("POST", "/push/devices", subscription, signal);
+  }
+
+  setPushLoudness(id: string, loudness: Loudness, signal?: AbortSignal): Promise<PushDevice> {
+    return this.#json("PUT", `/push/devices/${encodeURIComponent(id)}/loudness`, loudness, signal);
+  }
+
+  async removePushDevice(id: string, signal?: AbortSignal): Promise<void> {
+    await this.#send("DELETE", `/push/devices/${encodeURIComponent(id)}`, undefined, signal);
   }
 
   async file(uploadId: string, signal?: AbortSignal): Promise<Blob> {

@@ -1,9 +1,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { RelayClient, normalizeBase } from "./relay-client";
 import { RelayError } from "./relay-error";
-import { compareRevision } from "./revision";
+import { REVISION, compareRevision } from "./revision";
 
-function relay(status: number, body: unknown, headers: Record<string, string> = { "Loopback-Revision": "2" }) {
+// Relative to whatever revision this code writes, so a new revision does not break these.
+const NEWER = String(Number(REVISION) + 1);
+const OLDER = String(Number(REVISION) - 1);
+
+function relay(status: number, body: unknown, headers: Record<string, string> = { "Loopback-Revision": REVISION }) {
   const fetch = vi.fn(async (_url: string, _init?: RequestInit) =>
     new Response(typeof body === "string" ? body : JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } }),
   );
@@ -18,7 +22,7 @@ describe("relay client", () => {
     await client.whoami();
     const [url, init] = fetch.mock.calls[0]!;
     expect(url).toBe("http://relay.test:8080/api/v1/whoami");
-    expect(init!.headers).toMatchObject({ Authorization: "Bearer lbp_secret", "Loopback-Revision": "2" });
+    expect(init!.headers).toMatchObject({ Authorization: "Bearer lbp_secret", "Loopback-Revision": REVISION });
   });
 
   it("posts a reply as JSON to the ask's reply address", async () => {
@@ -56,11 +60,11 @@ describe("relay client", () => {
   });
 
   it("tells when the relay is newer or older than this client", async () => {
-    const newer = relay(200, {}, { "Loopback-Revision": "3" });
+    const newer = relay(200, {}, { "Loopback-Revision": NEWER });
     await newer.client.snapshot();
     expect(newer.onRevision).toHaveBeenCalledWith("relay_newer");
-    expect(compareRevision("1")).toBe("relay_older");
-    expect(compareRevision("2")).toBe("same");
+    expect(compareRevision(OLDER)).toBe("relay_older");
+    expect(compareRevision(REVISION)).toBe("same");
     expect(compareRevision(null)).toBe("same");
   });
 

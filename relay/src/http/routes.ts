@@ -78,6 +78,34 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
       },
       { parse: "none" },
     )
+    .get("/push/key", ({ request }) => {
+      caller(request);
+      return { publicKey: relay.pushKeys.publicKey };
+    })
+    .get("/push/devices", ({ request }) => ({ items: relay.pushDevices.list(caller(request)) }))
+    .post(
+      "/push/devices",
+      async ({ request, set }) => {
+        const c = caller(request);
+        const device = relay.pushDevices.add(c, await readJson(request));
+        set.status = 201;
+        return device;
+      },
+      { parse: "none" },
+    )
+    .put(
+      "/push/devices/:id/loudness",
+      async ({ request, params }) => {
+        const c = caller(request);
+        return relay.pushDevices.setLoudness(c, params.id, await readJson(request));
+      },
+      { parse: "none" },
+    )
+    .delete("/push/devices/:id", ({ request, params, set }) => {
+      relay.pushDevices.remove(caller(request), params.id);
+      set.status = 204;
+      return null;
+    })
     .get("/files/:uploadId", ({ request, params }) => {
       const file = relay.uploads.read(caller(request), params.uploadId);
       return new Response(file.bytes as Uint8Array<ArrayBuffer>, {

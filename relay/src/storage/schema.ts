@@ -1,6 +1,6 @@
 // The relay's tables. Change a table here, then run `bun run --cwd relay migrations` to write the
 // numbered migration that the relay applies at start.
-import { blob, index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const spaces = sqliteTable("spaces", {
   id: text("id").primaryKey(),
@@ -150,4 +150,44 @@ export const waitingCalls = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   (t) => [index("waiting_calls_session").on(t.sessionId), index("waiting_calls_created").on(t.createdAt)],
+);
+
+/** The relay's VAPID key pair, made on first start. One row; every relay on the store signs with it. */
+export const pushKeys = sqliteTable("push_keys", {
+  id: text("id").primaryKey(),
+  publicKey: text("public_key").notNull(),
+  privateKey: text("private_key").notNull(),
+  createdAt: text("created_at").notNull(),
+});
+
+/** A person's browser that takes Web Pushes: its subscription, and how loud it wants to be. */
+export const pushDevices = sqliteTable(
+  "push_devices",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id").notNull().references(() => spaces.id),
+    personId: text("person_id").notNull().references(() => people.id),
+    /** The push service's URL for the subscription; whoever holds it can push to the device. */
+    endpoint: text("endpoint").notNull().unique(),
+    p256dh: text("p256dh").notNull(),
+    auth: text("auth").notNull(),
+    name: text("name").notNull(),
+    /** The contract's `Loudness`, as JSON. */
+    loudness: text("loudness").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastPushAt: text("last_push_at"),
+  },
+  (t) => [index("push_devices_person").on(t.personId)],
+);
+
+/** Each turn of an ask the person was pushed about, so it is pushed once, whichever relay saw it. */
+export const pushNotices = sqliteTable(
+  "push_notices",
+  {
+    askId: text("ask_id").notNull(),
+    /** The ask's thread length when it was pushed: a new turn is a new notice. */
+    turn: integer("turn").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.askId, t.turn] })],
 );

@@ -4,9 +4,9 @@ import { REVISION, REVISIONS } from "@loopback/shared/generated/revision";
 
 type Step = (json: any) => any;
 
-/** `STEPS[r]` upgrades a message of revision r to revision r+1. Revision 2 changed no stored shape. */
-const OPENING_STEPS: Record<string, Step> = { "1": (j) => j };
-const ENTRY_STEPS: Record<string, Step> = { "1": (j) => j };
+/** `STEPS[r]` upgrades a message of revision r to revision r+1. Revisions 2 and 3 changed no stored shape. */
+const OPENING_STEPS: Record<string, Step> = { "1": (j) => j, "2": (j) => j };
+const ENTRY_STEPS: Record<string, Step> = { "1": (j) => j, "2": (j) => j };
 
 function upgrade(steps: Record<string, Step>, revision: string, json: any): any {
   if (!REVISIONS.includes(revision as any)) {

@@ -148,8 +148,35 @@ export const InboxLink = v.strictObject({ url: v.string() });
 /** A request for the address of the person's inbox. */
 export const InboxRequest = v.strictObject({ askId: v.optional(v.string()) });
 
+/** A daily stretch of quiet, as the device's clock reads it: nothing is pushed from `from` until `until`. */
+export const QuietHours = v.strictObject({ from: v.pipe(v.string(), v.regex(new RegExp("^([01][0-9]|2[0-3]):[0-5][0-9]$", "u"))), until: v.pipe(v.string(), v.regex(new RegExp("^([01][0-9]|2[0-3]):[0-5][0-9]$", "u"))), timeZone: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
+
+/** How loud a device is: which asks it is told about, and when it keeps quiet. */
+export const Loudness = v.strictObject({ projects: v.optional(v.pipe(v.array(v.string()), v.maxLength(100))), quietHours: v.optional(QuietHours) });
+
 /** Why a request was refused. */
 export const Problem = v.strictObject({ code: v.string(), message: v.string() });
+
+/** A device of the person's that the relay pushes to. */
+export const PushDevice = v.strictObject({ id: v.string(), name: v.string(), service: v.string(), loudness: Loudness, createdAt: v.pipe(v.string(), v.isoTimestamp()), lastPushAt: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
+
+/** Every device of the person's that the relay pushes to, oldest first. */
+export const PushDeviceList = v.strictObject({ items: v.array(PushDevice) });
+
+/** The relay's public VAPID key: what a browser's `pushManager.subscribe` takes as `applicationServerKey`. */
+export const PushKey = v.strictObject({ publicKey: v.string() });
+
+/** The keys a browser's push subscription encrypts with (RFC 8291), as `PushSubscription.toJSON()` gives them. */
+export const PushKeys = v.strictObject({ p256dh: v.pipe(v.string(), v.minLength(1), v.maxLength(200)), auth: v.pipe(v.string(), v.minLength(1), v.maxLength(100)) });
+
+/**
+ * What a Web Push carries, encrypted to the device (RFC 8291): only what its notification shows,
+ * never code, diffs or images.
+ */
+export const PushNotice = v.strictObject({ askId: v.string(), kind: AskKind, project: v.optional(v.string()), reason: v.picklist(["opened","answered"]), title: v.string(), options: v.optional(v.array(v.string())), url: v.string() });
+
+/** A browser that wants pushes: its subscription as the browser made it, and a name to list it by. */
+export const PushSubscriptionInput = v.strictObject({ endpoint: v.pipe(v.string(), v.minLength(1), v.maxLength(2048)), keys: PushKeys, name: v.pipe(v.string(), v.minLength(1), v.maxLength(80)), loudness: v.optional(Loudness) });
 
 /**
  * A question for the person, with optional choices. They may always answer in their own words. All
@@ -170,7 +197,7 @@ export const ReviewInput = v.strictObject({ title: v.pipe(v.string(), v.minLengt
  * Never edit a revision that has shipped; `revisions/` holds each one frozen, and a test fails when
  * the contract no longer emits it unchanged. See docs/design/versioned-messages.md.
  */
-export const Revisions = v.picklist(["1","2"]);
+export const Revisions = v.picklist(["1","2","3"]);
 
 /** Open asks, newest first, and the most recently closed. */
 export const Snapshot = v.strictObject({ open: v.array(Ask), recent: v.array(Ask) });

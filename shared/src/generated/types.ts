@@ -248,6 +248,14 @@ export interface InboxRequest {
   askId?: string;
 }
 
+/** How loud a device is: which asks it is told about, and when it keeps quiet. */
+export interface Loudness {
+  /** Only asks from these projects. Absent: every ask. */
+  projects?: string[];
+  /** When nothing is pushed to the device. Absent: never quiet. */
+  quietHours?: QuietHours;
+}
+
 /** Prose, copy or a plan, as GitHub-flavoured markdown. */
 export interface MarkdownBlock {
   type: "markdown";
@@ -297,6 +305,68 @@ export interface Problem {
   message: string;
 }
 
+/** A device of the person's that the relay pushes to. */
+export interface PushDevice {
+  id: string;
+  name: string;
+  /** The push service's host, to tell devices apart; never the whole endpoint, which is a credential. */
+  service: string;
+  loudness: Loudness;
+  createdAt: string;
+  /** When the relay last pushed to it. */
+  lastPushAt?: string;
+}
+
+/** Every device of the person's that the relay pushes to, oldest first. */
+export interface PushDeviceList {
+  items: PushDevice[];
+}
+
+/** The relay's public VAPID key: what a browser's `pushManager.subscribe` takes as `applicationServerKey`. */
+export interface PushKey {
+  /** The P-256 public key, uncompressed, as unpadded base64url. */
+  publicKey: string;
+}
+
+/** The keys a browser's push subscription encrypts with (RFC 8291), as `PushSubscription.toJSON()` gives them. */
+export interface PushKeys {
+  /** The subscription's P-256 public key, as unpadded base64url. */
+  p256dh: string;
+  /** The subscription's 16-byte authentication secret, as unpadded base64url. */
+  auth: string;
+}
+
+/**
+ * What a Web Push carries, encrypted to the device (RFC 8291): only what its notification shows,
+ * never code, diffs or images.
+ */
+export interface PushNotice {
+  askId: string;
+  kind: AskKind;
+  project?: string;
+  /** Why the person is told: a new ask, or the agent's answer handing the move back to them. */
+  reason: "opened" | "answered";
+  /** A review's or briefing's title, or the first line of a question, cut to 120 characters. */
+  title: string;
+  /**
+   * The labels of a question's two choices, when it offers exactly two and takes one: the
+   * notification's buttons.
+   */
+  options?: string[];
+  /** The ask in the web inbox. */
+  url: string;
+}
+
+/** A browser that wants pushes: its subscription as the browser made it, and a name to list it by. */
+export interface PushSubscriptionInput {
+  /** The push service's address for this subscription: an `https` URL. */
+  endpoint: string;
+  keys: PushKeys;
+  /** How the person will know the device in a list, such as `Pixel 9 · Chrome`. */
+  name: string;
+  loudness?: Loudness;
+}
+
 /** A question an agent asked. */
 export interface QuestionAsk {
   kind: "question";
@@ -344,6 +414,16 @@ export interface QuestionPrompt {
   options: Choice[];
   multiple: boolean;
   context?: string;
+}
+
+/** A daily stretch of quiet, as the device's clock reads it: nothing is pushed from `from` until `until`. */
+export interface QuietHours {
+  /** When quiet starts, as `HH:MM` on a 24-hour clock. */
+  from: string;
+  /** When quiet ends, as `HH:MM`; earlier than `from` for a stretch across midnight. */
+  until: string;
+  /** The IANA time zone the times are in, such as `Europe/Berlin`. */
+  timeZone: string;
 }
 
 /**
@@ -417,7 +497,7 @@ export interface ReviewPrompt {
  * Never edit a revision that has shipped; `revisions/` holds each one frozen, and a test fails when
  * the contract no longer emits it unchanged. See docs/design/versioned-messages.md.
  */
-export type Revisions = "1" | "2";
+export type Revisions = "1" | "2" | "3";
 
 /** A frame on the event socket. */
 export type ServerEvent = SnapshotEvent | AskEvent;

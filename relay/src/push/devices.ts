@@ -1,0 +1,107 @@
+// The person's devices the relay pushes to: their subscriptions, as the browser made them, and how
+// loud each wants to be. Everything is in the store, so every relay on it pushes to the same devices.
+import { and, asc, eq } from "drizzle-orm";
+import * as schemas from "@loopback/shared/generated/schemas";
+import type { Loudness, PushDevice } from "@loopback/shared/generated/types";
+import { problem } from "@loopback/shared/problems";
+import { parseShape } from "../asks/ask-service.ts";
+import type { Caller } from "../auth/gate.ts";
+import type { Clock } from "../clock.ts";
+import { newId } from "../ids.ts";
+import { changed, type Db } from "../storage/db.ts";
+import { pushDevices } from "../storage/schema.ts";
+import { knownTimeZone } from "./loudness.ts";
+
+export type DeviceRow = typeof pushDevices.$inferSelect;
+
+function bytesOf(base64url: string): Uint8Array | null {
+  if (!/^[A-Za-z0-9_-]+={0,2}$/.test(base64url)) return null;
+  return new Uint8Array(Buffer.from(base64url, "base64url"));
+}
+
+function checkLoudness(loudness: Loudness): Loudness {
+  if (loudness.quietHours && !knownTimeZone(loudness.quietHours.timeZone)) throw problem("push.time_zone_unknown");
+  return loudness;
+}
+
+// An agent's token must not point the relay at addresses of its choosing.
+function personOnly(caller: Caller): void {
+  if (caller.tokenKind !== "person") throw problem("auth.person_required");
+}
+
+export function shown(row: DeviceRow): PushDevice {
+  const device: PushDevice = { id: row.id, name: row.name, service: new URL(row.endpoint).host, loudness: JSON.parse(row.loudness), createdAt: row.createdAt };
+  if (row.lastPushAt) device.lastPushAt = row.lastPushAt;
+  return device;
+}
+
+export class PushDevices {
+  constructor(
+    private db: Db,
+    private clock: Clock,
+  ) {}
+
+  list(caller: Caller): PushDevice[] {
+    personOnly(caller);
+    return this.db.select().from(pushDevices).where(eq(pushDevices.personId, caller.person.id)).orderBy(asc(pushDevices.createdAt)).all().map(shown);
+  }
+
+  /** Adds a device, or renews one whose endpoint is known: a browser re-subscribing is the same device. */
+  add(caller: Caller, raw: unknown): PushDevice {
+    personOnly(caller);
+    const input = parseShape(schemas.PushSubscriptionInput, raw, "body.invalid");
+    let url: URL;
+    try {
+      url = new URL(input.endpoint);
+    } catch {
+      throw problem("push.endpoint_invalid");
+    }
+    if (url.protocol !== "https:" || url.username || url.password) throw problem("push.endpoint_invalid");
+    const p256dh = bytesOf(input.keys.p256dh);
+    const auth = bytesOf(input.keys.auth);
+    if (p256dh?.length !== 65 || p256dh[0] !== 4 || auth?.length !== 16) throw problem("push.keys_invalid");
+    const loudness = JSON.stringify(checkLoudness(input.loudness ?? {}));
+    const at = this.clock.now();
+    const fields = { spaceId: caller.spaceId, personId: caller.person.id, p256dh: input.keys.p256dh, auth: input.keys.auth, name: input.name };
+    const row = this.db
+      .insert(pushDevices)
+      .values({ id: newId("dev"), endpoint: url.href, loudness, createdAt: at, ...fields })
+      .onConflictDoUpdate({ target: pushDevices.endpoint, set: { ...fields, ...(input.loudness ? { loudness } : {}) } })
+      .returning()
+      .get();
+    return shown(row);
+  }
+
+  setLoudness(caller: Caller, id: string, raw: unknown): PushDevice {
+    personOnly(caller);
+    const loudness = checkLoudness(parseShape(schemas.Loudness, raw, "body.invalid"));
+    const row = this.db
+      .update(pushDevices)
+      .set({ loudness: JSON.stringify(loudness) })
+      .where(and(eq(pushDevices.id, id), eq(pushDevices.personId, caller.person.id)))
+      .returning()
+      .get();
+    if (!row) throw problem("push.device_not_found");
+    return shown(row);
+  }
+
+  remove(caller: Caller, id: string): void {
+    personOnly(caller);
+    const res = this.db.delete(pushDevices).where(and(eq(pushDevices.id, id), eq(pushDevices.personId, caller.person.id))).run();
+    if (changed(res) === 0) throw problem("push.device_not_found");
+  }
+
+  /** Every device in a space: whoever sees the space's asks in their inbox may be pushed about them. */
+  inSpace(spaceId: string): DeviceRow[] {
+    return this.db.select().from(pushDevices).where(eq(pushDevices.spaceId, spaceId)).all();
+  }
+
+  /** The push service said the subscription is gone (404/410): it will never deliver again. */
+  forget(id: string): void {
+    this.db.delete(pushDevices).where(eq(pushDevices.id, id)).run();
+  }
+
+  pushed(id: string): void {
+    this.db.update(pushDevices).set({ lastPushAt: this.clock.now() }).where(eq(pushDevices.id, id)).run();
+  }
+}

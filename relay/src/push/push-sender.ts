@@ -1,0 +1,88 @@
+// Tells the person's devices by Web Push when an ask needs them: a new ask, or the agent's answer
+// handing the move back. It listens to the event bus, so no way of asking needs to know about it.
+import type { Ask, AskEvent } from "@loopback/shared/generated/types";
+import webpush from "web-push";
+import type { Clock } from "../clock.ts";
+import type { Config } from "../config.ts";
+import type { EventBus } from "../events/event-bus.ts";
+import type { Db } from "../storage/db.ts";
+import { pushNotices } from "../storage/schema.ts";
+import { changed } from "../storage/db.ts";
+import type { DeviceRow, PushDevices } from "./devices.ts";
+import { wantsPush } from "./loudness.ts";
+import { noticeFor } from "./notice.ts";
+import type { VapidKeys } from "./vapid-keys.ts";
+
+/** How long a push service keeps a push for a device that is offline: an ask rarely waits longer. */
+export const PUSH_TTL_S = 12 * 60 * 60;
+/** A push service that has not answered by then is given up on for this push. */
+export const PUSH_TIMEOUT_MS = 10_000;
+
+export class PushSender {
+  /** Pushes still on their way, so a stopping relay can let them land. */
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private db: Db,
+    private clock: Clock,
+    private config: Config,
+    private devices: PushDevices,
+    private keys: VapidKeys,
+  ) {}
+
+  listen(bus: EventBus): () => void {
+    return bus.listen((spaceId, event) => this.#onEvent(spaceId, event));
+  }
+
+  #onEvent(spaceId: string, event: AskEvent): void {
+    const ask = event.ask;
+    if (ask.status !== "awaiting_human") return;
+    // An update that leaves the person's move as it was (an agent starting to wait) is no news.
+    const reason = ask.thread.length === 0 ? "opened" : ask.thread.at(-1)!.author === "agent" ? "answered" : null;
+    if (!reason) return;
+    const sending = this.#send(spaceId, ask, reason).catch((e) => console.warn("push: could not send", e));
+    this.#inFlight.add(sending);
+    void sending.finally(() => this.#inFlight.delete(sending));
+  }
+
+  async #send(spaceId: string, ask: Ask, reason: "opened" | "answered"): Promise<void> {
+    const devices = this.devices.inSpace(spaceId);
+    if (!devices.length) return;
+    // Once per turn, whichever relay on the store saw it first.
+    const claimed = this.db.insert(pushNotices).values({ askId: ask.id, turn: ask.thread.length, at: this.clock.now() }).onConflictDoNothing().run();
+    if (changed(claimed) === 0) return;
+    const now = new Date();
+    const payload = JSON.stringify(noticeFor(ask, reason, this.config.publicUrl));
+    await Promise.all(devices.filter((d) => wantsPush(JSON.parse(d.loudness), ask.project, now)).map((d) => this.#push(d, ask.id, payload)));
+  }
+
+  async #push(device: DeviceRow, askId: string, payload: string): Promise<void> {
+    const request = webpush.generateRequestDetails({ endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } }, payload, {
+      vapidDetails: { subject: this.#contact(), publicKey: this.keys.publicKey, privateKey: this.keys.privateKey },
+      TTL: PUSH_TTL_S,
+      urgency: "high",
+      // A newer push about the same ask replaces one the device has not fetched yet.
+      topic: askId.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 32),
+    });
+    const response = await fetch(request.endpoint, {
+      method: request.method,
+      headers: request.headers as Record<string, string>,
+      body: request.body as Uint8Array<ArrayBuffer>,
+      signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
+    });
+    await response.arrayBuffer().catch(() => {});
+    if (response.status === 404 || response.status === 410) this.devices.forget(device.id);
+    else if (response.ok) this.devices.pushed(device.id);
+    else console.warn(`push: ${new URL(device.endpoint).host} answered ${response.status} for device ${device.id}`);
+  }
+
+  #contact(): string {
+    if (this.config.pushContact) return this.config.pushContact;
+    return this.config.publicUrl.startsWith("https:") ? this.config.publicUrl : "mailto:relay@loopback.invalid";
+  }
+
+  /** Waits for pushes on their way, for a relay about to stop. */
+  async settle(): Promise<void> {
+    await Promise.allSettled([...this.#inFlight]);
+  }
+}
