@@ -40,7 +40,11 @@ export class PushSender {
     // An update that leaves the person's move as it was (an agent starting to wait) is no news.
     const reason = ask.thread.length === 0 ? "opened" : ask.thread.at(-1)!.author === "agent" ? "answered" : null;
     if (!reason) return;
-    const sending = this.#send(spaceId, ask, reason).catch((e) => console.warn("push: could not send", e));
+    // After this turn: the inbox's frame and the agent's result go first, and the push's look-ups
+    // and its once-per-turn commit stay off the path of the ask that caused them.
+    const sending = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.#send(spaceId, ask, reason))
+      .catch((e) => console.warn("push: could not send", e));
     this.#inFlight.add(sending);
     void sending.finally(() => this.#inFlight.delete(sending));
   }
