@@ -1,0 +1,74 @@
+// A private PostgreSQL server for a test run: Debian's PostgreSQL (15 here) in a temporary data
+// directory on a free loopback port, run as the `postgres` user (its tools refuse root), with trust
+// authentication for connections from this machine, and torn down after. Installed with apt-get
+// when missing and this user may, as the browser tests do for Chromium.
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "./relay-process.ts";
+
+const PG_ROOT = "/usr/lib/postgresql";
+
+/** The binaries of the newest PostgreSQL installed, installing Debian's when there is none. */
+export function postgresBin(): string {
+  const find = () => (existsSync(PG_ROOT) ? readdirSync(PG_ROOT).filter((v) => existsSync(join(PG_ROOT, v, "bin/postgres"))).sort((a, b) => Number(b) - Number(a))[0] : undefined);
+  let version = find();
+  if (!version) {
+    if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) throw new Error("The PostgreSQL tests need Debian's `postgresql` package.");
+    for (const cmd of [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "postgresql"]]) {
+      const r = Bun.spawnSync(cmd, { stdout: "inherit", stderr: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
+      if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed`);
+    }
+    version = find();
+    if (!version) throw new Error("PostgreSQL was installed but no server binary was found.");
+  }
+  return join(PG_ROOT, version, "bin");
+}
+
+/** Runs a PostgreSQL tool as the `postgres` user when this is root (its tools refuse root). */
+function asPostgres(cmd: string[]): { exitCode: number; out: string } {
+  const full = process.getuid?.() === 0 ? ["runuser", "-u", "postgres", "--", ...cmd] : cmd;
+  const r = Bun.spawnSync(full, { stdout: "pipe", stderr: "pipe" });
+  return { exitCode: r.exitCode ?? 1, out: r.stdout.toString() + r.stderr.toString() };
+}
+
+export class PostgresServer {
+  readonly dir: string;
+  port = 0;
+  #bin = postgresBin();
+
+  constructor() {
+    this.dir = mkdtempSync(join(tmpdir(), "loopback-pg-"));
+    // The server runs as `postgres`, which must own its directory.
+    chmodSync(this.dir, 0o755);
+    if (process.getuid?.() === 0) Bun.spawnSync(["chown", "postgres:postgres", this.dir]);
+  }
+
+  /** A database URL for `name` (created by `createDatabase`). */
+  url(name = "loopback"): string {
+    return `postgres://postgres@127.0.0.1:${this.port}/${name}`;
+  }
+
+  async start(): Promise<this> {
+    this.port = await freePort();
+    const data = join(this.dir, "data");
+    const init = asPostgres([join(this.#bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
+    if (init.exitCode !== 0) throw new Error(`initdb failed:\n${init.out}`);
+    const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=on`;
+    const started = asPostgres([join(this.#bin, "pg_ctl"), "-D", data, "-l", join(this.dir, "log"), "-w", "-o", opts, "start"]);
+    if (started.exitCode !== 0) throw new Error(`pg_ctl start failed:\n${started.out}`);
+    return this;
+  }
+
+  createDatabase(name: string): string {
+    const r = asPostgres([join(this.#bin, "createdb"), "-h", "127.0.0.1", "-p", String(this.port), "-U", "postgres", name]);
+    if (r.exitCode !== 0) throw new Error(`createdb ${name} failed:\n${r.out}`);
+    return this.url(name);
+  }
+
+  stop(): void {
+    asPostgres([join(this.#bin, "pg_ctl"), "-D", join(this.dir, "data"), "-m", "immediate", "stop"]);
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
