@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { userInfo } from "node:os";
-import { configFromEnv, type Config } from "./config.ts";
+import { assertStoreSupported, configFromEnv, type Config } from "./config.ts";
 import { DEFAULT_SPACE, Gate } from "./auth/gate.ts";
 import { Clock } from "./clock.ts";
 import { openDb } from "./storage/db.ts";
@@ -92,6 +92,7 @@ function safeUserName(): string {
 function token(args: string[]): void {
   const [verb, ...rest] = args;
   const config = configFromEnv();
+  assertStoreSupported(config);
   const gate = new Gate(openDb(config.dataDir), new Clock());
   if (verb === "create") {
     const { values } = parseArgs({ args: rest, options: { person: { type: "string" }, agent: { type: "boolean" }, space: { type: "string" } } });

@@ -6,6 +6,8 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /** `LOOPBACK_DATABASE_URL`: every replica on one PostgreSQL database instead of the SQLite file in `dataDir`. */
+  databaseUrl: string | null;
   /** Where people and agents reach the relay: upload and inbox links start with it. */
   publicUrl: string;
   /** How long a blocking tool waits before returning `pending`, so no client timeout cuts it. */
@@ -79,6 +81,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     host,
     port,
     dataDir: resolve(env.LOOPBACK_DATA || ".loopback"),
+    databaseUrl: databaseUrl(env.LOOPBACK_DATABASE_URL),
     publicUrl: (env.LOOPBACK_PUBLIC_URL || `http://${shownHost}:${port}`).replace(/\/+$/, ""),
     waitBudgetMs: seconds("LOOPBACK_WAIT_BUDGET_S", DEFAULT_WAIT_BUDGET_S),
     progressEveryMs: seconds("LOOPBACK_PROGRESS_EVERY_S", DEFAULT_PROGRESS_EVERY_S),
@@ -101,3 +104,32 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
 }
 
 const list = (raw: string | undefined) => (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+
+/** A PostgreSQL connection URL (`postgres://` or `postgresql://`), or null for the SQLite file. */
+function databaseUrl(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === "") return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new Error("LOOPBACK_DATABASE_URL must be a URL like postgres://user:password@host:5432/loopback");
+  }
+  if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") {
+    throw new Error(`LOOPBACK_DATABASE_URL must start with postgres:// or postgresql://, not "${url.protocol}//"`);
+  }
+  if (!url.hostname || url.pathname.replace(/^\//, "") === "") throw new Error("LOOPBACK_DATABASE_URL must name a host and a database: postgres://user:password@host:5432/loopback");
+  return url.toString();
+}
+
+/**
+ * Refuses a PostgreSQL URL until the relay's services run on it, rather than quietly using the SQLite
+ * file: replicas that each wrote their own file would lose each other's asks.
+ */
+export function assertStoreSupported(config: Pick<Config, "databaseUrl">): void {
+  if (config.databaseUrl) {
+    throw new Error(
+      "LOOPBACK_DATABASE_URL is set, but this relay cannot run on PostgreSQL yet: its PostgreSQL store is built, " +
+        "and moving the relay's services onto it (issue 10, phase 2) is not done. Unset LOOPBACK_DATABASE_URL to run on the SQLite file in LOOPBACK_DATA.",
+    );
+  }
+}

@@ -9,7 +9,7 @@ function random(chars: number): string {
   return out;
 }
 
-export const newId = (prefix: "ask" | "spc" | "psn" | "tok" | "upl" | "tsk" | "cal" | "dev") => `${prefix}_${random(16)}`;
+export const newId = (prefix: "ask" | "spc" | "psn" | "tok" | "upl" | "tsk" | "cal" | "dev" | "rpl") => `${prefix}_${random(16)}`;
 
 export const newSecret = (prefix: string) => `${prefix}_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
 

@@ -8,7 +8,7 @@ import { Gate, type Caller } from "./auth/gate.ts";
 import { RevocationWatch } from "./auth/revocation-watch.ts";
 import { FailureLimiter } from "./limits/failure-limiter.ts";
 import { Clock } from "./clock.ts";
-import type { Config } from "./config.ts";
+import { assertStoreSupported, type Config } from "./config.ts";
 import { EventBus } from "./events/event-bus.ts";
 import { TicketBook } from "./events/tickets.ts";
 import { PushDevices } from "./push/devices.ts";
@@ -38,6 +38,7 @@ export class Relay {
   readonly push: PushSender;
 
   constructor(readonly config: Config) {
+    assertStoreSupported(config);
     this.db = openDb(config.dataDir);
     this.gate = new Gate(this.db, this.clock);
     this.uploads = new UploadService(this.db, this.clock, config);

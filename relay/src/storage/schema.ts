@@ -53,6 +53,8 @@ export const asks = sqliteTable(
     fingerprint: text("fingerprint"),
     /** When the latest reply was handed to an agent: within the reclaim window, asking again gets it again. */
     deliveredAt: text("delivered_at"),
+    /** Counts the ask's changes: a write decided on version n commits only while the row is still at n. */
+    version: integer("version").notNull().default(0),
   },
   (t) => [
     index("asks_open").on(t.spaceId, t.status, t.createdAt),
@@ -191,3 +193,23 @@ export const pushNotices = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.askId, t.turn] })],
 );
+
+/** One-time passes onto the event socket, stored hashed, so any relay redeems one that another issued. */
+export const eventTickets = sqliteTable(
+  "event_tickets",
+  {
+    hash: text("hash").primaryKey(),
+    /** The hash of the token the ticket was issued to: redeeming it is refused once that token is revoked. */
+    tokenHash: text("token_hash").notNull(),
+    expiresAt: text("expires_at").notNull(),
+  },
+  (t) => [index("event_tickets_expires").on(t.expiresAt)],
+);
+
+/** Refused tokens per address within a window, shared by every relay so guessing is slowed down on all of them. */
+export const authFailures = sqliteTable("auth_failures", {
+  address: text("address").primaryKey(),
+  count: integer("count").notNull(),
+  /** When the window that `count` covers began (ISO time). */
+  since: text("since").notNull(),
+});

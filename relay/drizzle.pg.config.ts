@@ -1,0 +1,8 @@
+import { defineConfig } from "drizzle-kit";
+
+// The PostgreSQL store's migrations, numbered apart from SQLite's (`drizzle.config.ts`).
+export default defineConfig({
+  dialect: "postgresql",
+  schema: "./src/storage/pg-schema.ts",
+  out: "./src/storage/pg-migrations",
+});

@@ -1,0 +1,49 @@
+// What differs between the two stores, and nothing else: how a write commits, how a change is told to
+// the other replicas, and time arithmetic. The records (`records/*.ts`) are one set of drizzle queries
+// over this; `sqlite-store.ts` and `pg-store.ts` each supply one.
+import type { Column, SQL } from "drizzle-orm";
+import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import type * as schema from "./schema.ts";
+import type { AskChange } from "./store.ts";
+
+/**
+ * The queries' view of either database. Both schemas declare the same tables and columns (a test
+ * holds them together), so one set of queries is typed once; the records only `await` query builders
+ * and use what both dialects have (`returning`, `onConflictDo…`), never SQLite's `.get()`/`.run()`.
+ */
+export type Query = BunSQLiteDatabase<typeof schema>;
+export type Tables = typeof schema;
+
+export interface Dialect {
+  readonly kind: "sqlite" | "postgres";
+  readonly db: Query;
+  readonly t: Tables;
+  /** One write, committed durably before it resolves. */
+  write<T>(fn: (q: Query) => Promise<T>): Promise<T>;
+  /** A write committed without waiting for the disk: only for records whose loss repeats work, never loses any. */
+  lightly<T>(fn: (q: Query) => Promise<T>): Promise<T>;
+  /** Several statements in one durable transaction; a throw rolls all of them back. */
+  transaction<T>(fn: (tx: Query) => Promise<T>): Promise<T>;
+  /** Tells the other replicas, when `tx` commits, that an ask changed. */
+  announce(tx: Query, change: AskChange): Promise<void>;
+  /** Milliseconds since 1970 of an ISO time column, in this dialect's time arithmetic. */
+  epochMs(column: Column): SQL;
+}
+
+/** A statement prepared once and run with placeholders: drizzle prepares it for either dialect. */
+export function prepared<R>(builder: { prepare(...args: any[]): any }, name: string): (params?: Record<string, unknown>) => Promise<R[]> {
+  // SQLite's `prepare()` takes no name; PostgreSQL's takes one. Both prepared queries `execute`.
+  const query = builder.prepare(name);
+  return async (params) => (await query.execute(params)) as R[];
+}
+
+/** Runs promises one after another: a single SQLite connection has one transaction at a time. */
+export class Serial {
+  #tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(fn);
+    this.#tail = result.catch(() => {});
+    return result;
+  }
+}

@@ -1,0 +1,94 @@
+// The store over PostgreSQL, for any number of relay replicas on one database. postgres.js pools the
+// connections and prepares every statement; a change to an ask sends a NOTIFY inside its own
+// transaction, so the other replicas hear of it exactly when it commits, and in commit order.
+import { sql, type Column } from "drizzle-orm";
+import { drizzle } from "drizzle-orm/postgres-js";
+import { migrate } from "drizzle-orm/postgres-js/migrator";
+import { join } from "node:path";
+import postgres from "postgres";
+import { newId } from "../ids.ts";
+import type { Dialect, Query } from "./dialect.ts";
+import * as pgSchema from "./pg-schema.ts";
+import type * as schema from "./schema.ts";
+import { storeOver } from "./records/store-over.ts";
+import type { AskChange, Store } from "./store.ts";
+
+const MIGRATIONS = join(import.meta.dir, "pg-migrations");
+/** The channel every replica listens on for ask changes. */
+export const ASK_CHANNEL = "loopback_asks";
+/** Held while migrating, so replicas starting together apply each migration once. */
+const MIGRATION_LOCK = 7_310_010;
+/** Connections per replica; the listener holds one more of its own. */
+export const DEFAULT_POOL = 10;
+
+export interface PgStoreOptions {
+  /** This process's name among the replicas; a new one when not given. */
+  replica?: string;
+  pool?: number;
+}
+
+export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
+  const replica = opts.replica ?? newId("rpl");
+  // Notices (such as "relation already exists, skipping" from the migrator) are not the relay's news.
+  const client = postgres(url, { max: opts.pool ?? DEFAULT_POOL, onnotice: () => {}, connection: { application_name: `loopback ${replica}` } });
+  try {
+    await migrateOnce(url);
+  } catch (e) {
+    await client.end({ timeout: 1 });
+    throw e;
+  }
+  const db = drizzle({ client, schema: pgSchema });
+  const q = db as unknown as Query;
+  const dialect: Dialect = {
+    kind: "postgres",
+    db: q,
+    t: pgSchema as unknown as typeof schema,
+    write: (fn) => fn(q),
+    lightly: (fn) =>
+      db.transaction(async (tx) => {
+        // This transaction's commit returns before its WAL is flushed; every other commit waits for it.
+        await tx.execute(sql`set local synchronous_commit = off`);
+        return fn(tx as unknown as Query);
+      }),
+    transaction: (fn) => db.transaction((tx) => fn(tx as unknown as Query)),
+    announce: async (tx, change) => {
+      await (tx as unknown as typeof db).execute(sql`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`);
+    },
+    epochMs: (column: Column) => sql`(extract(epoch from ${column}::timestamptz) * 1000)`,
+  };
+  return storeOver(dialect, replica, {
+    listen: async (onChange, onReady) => {
+      const listening = await client.listen(
+        ASK_CHANNEL,
+        (payload) => {
+          const change = parseChange(payload);
+          if (change && change.replica !== replica) onChange(change);
+        },
+        // postgres.js calls this on the first LISTEN and after every reconnection.
+        () => onReady?.(),
+      );
+      return { close: () => listening.unlisten() };
+    },
+    close: () => client.end({ timeout: 5 }),
+  });
+}
+
+/** Applies the numbered migrations under an advisory lock, on a connection of its own (the lock is the session's). */
+async function migrateOnce(url: string): Promise<void> {
+  const one = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    await one`select pg_advisory_lock(${MIGRATION_LOCK})`;
+    await migrate(drizzle({ client: one }), { migrationsFolder: MIGRATIONS });
+  } finally {
+    await one.end({ timeout: 5 });
+  }
+}
+
+function parseChange(payload: string): AskChange | undefined {
+  try {
+    const c = JSON.parse(payload);
+    if (typeof c.askId === "string" && typeof c.spaceId === "string" && Number.isInteger(c.version) && typeof c.replica === "string") return c;
+  } catch {}
+  // Someone else's NOTIFY on our channel: not an ask change.
+  return undefined;
+}

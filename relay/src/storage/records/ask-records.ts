@@ -1,0 +1,168 @@
+// Asks in the store: the opening as one row, each later turn as a row of `entries`. A change is decided
+// on the version the writer read and commits only while the ask is still at it (compare-and-set on
+// `asks.version`), so two writers on two replicas resolve as one winner and one "not your turn".
+import { and, asc, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
+import type { Ask, Entry } from "@loopback/shared/generated/types";
+import { REVISION } from "@loopback/shared/generated/revision";
+import { replyCount } from "@loopback/shared/ask-rules/index";
+import { prepared, type Dialect } from "../dialect.ts";
+import type { asks, entries } from "../schema.ts";
+import type { AppendOutcome, AskRecords, VersionedAsk } from "../store.ts";
+import { upgradeEntry, upgradeOpening } from "../upgrade.ts";
+
+type AskRow = typeof asks.$inferSelect;
+type EntryRow = typeof entries.$inferSelect;
+
+/** The parts of an ask fixed when it is opened. */
+function opening(ask: Ask) {
+  const { id, status, waiting, thread, createdAt, updatedAt, closedAt, ...rest } = ask;
+  return rest;
+}
+
+/** Bound parameters a query may carry stay well under SQLite's cap with this many ids at once. */
+const IDS_PER_QUERY = 500;
+
+export class SqlAskRecords implements AskRecords {
+  #byId;
+  #threadOf;
+
+  constructor(
+    private d: Dialect,
+    private replica: string,
+  ) {
+    const { db, t } = d;
+    const p = sql.placeholder;
+    // Every wait and every turn reads these: prepared once.
+    this.#byId = prepared<AskRow>(db.select().from(t.asks).where(eq(t.asks.id, p("id"))), "ask_by_id");
+    this.#threadOf = prepared<EntryRow>(db.select().from(t.entries).where(eq(t.entries.askId, p("id"))).orderBy(asc(t.entries.seq)), "ask_thread");
+  }
+
+  async insert(spaceId: string, ask: Ask, fingerprint?: string): Promise<void> {
+    const { t } = this.d;
+    await this.d.lightly(async (q) => {
+      await q.insert(t.asks).values({
+        id: ask.id,
+        spaceId,
+        kind: ask.kind,
+        status: ask.status,
+        revision: REVISION,
+        opening: JSON.stringify(opening(ask)),
+        createdAt: ask.createdAt,
+        updatedAt: ask.updatedAt,
+        fingerprint: fingerprint ?? null,
+        version: 0,
+      });
+      await this.d.announce(q, { askId: ask.id, spaceId, version: 0, replica: this.replica });
+    });
+  }
+
+  async append(before: VersionedAsk, after: Ask): Promise<AppendOutcome> {
+    const { t } = this.d;
+    const from = before.ask.thread.length;
+    const added = after.thread.slice(from);
+    const version = before.version + 1;
+    return this.d.transaction(async (tx) => {
+      const moved = await tx
+        .update(t.asks)
+        .set({ status: after.status, updatedAt: after.updatedAt, closedAt: after.closedAt ?? null, version })
+        .where(and(eq(t.asks.id, after.id), eq(t.asks.version, before.version)))
+        .returning({ id: t.asks.id });
+      if (moved.length !== 1) return "not_your_turn";
+      if (added.length) {
+        await tx.insert(t.entries).values(
+          added.map((entry, i) => ({ askId: after.id, seq: from + i, revision: REVISION, author: entry.author, body: JSON.stringify(entry), at: entry.at })),
+        );
+      }
+      await this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica });
+      return "appended";
+    });
+  }
+
+  claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean> {
+    // Written without waiting for the disk: if a power cut lost it, the reply is handed over again, never lost.
+    const { t } = this.d;
+    return this.d.lightly(async (q) => {
+      const claimed = await q
+        .update(t.asks)
+        .set({ delivered: next, deliveredAt: at })
+        .where(and(eq(t.asks.id, askId), eq(t.asks.delivered, expected)))
+        .returning({ id: t.asks.id });
+      return claimed.length === 1;
+    });
+  }
+
+  async get(id: string): Promise<VersionedAsk | undefined> {
+    const [row] = await this.#byId({ id });
+    if (!row) return undefined;
+    return stored(row, await this.#threadOf({ id }));
+  }
+
+  async findResumable(spaceId: string, fingerprint: string, reclaimSince: string) {
+    const { db, t } = this.d;
+    const rows = await db
+      .select()
+      .from(t.asks)
+      .where(and(eq(t.asks.spaceId, spaceId), eq(t.asks.fingerprint, fingerprint)))
+      .orderBy(desc(t.asks.createdAt))
+      .limit(5);
+    for (const row of rows) {
+      const found = stored(row, await this.#threadOf({ id: row.id }));
+      if (found.ask.status === "awaiting_human" || replyCount(found.ask) > found.delivered) return { stored: found, reclaimed: false };
+      if (found.deliveredAt && found.deliveredAt >= reclaimSince) return { stored: found, reclaimed: true };
+    }
+    return undefined;
+  }
+
+  async listOpen(spaceId: string): Promise<Ask[]> {
+    const { db, t } = this.d;
+    const rows = await db
+      .select()
+      .from(t.asks)
+      .where(and(eq(t.asks.spaceId, spaceId), ne(t.asks.status, "closed")))
+      .orderBy(desc(t.asks.createdAt));
+    return this.withThreads(rows);
+  }
+
+  async listClosed(spaceId: string, limit: number, before?: string): Promise<Ask[]> {
+    const { db, t } = this.d;
+    const rows = await db
+      .select()
+      .from(t.asks)
+      .where(and(eq(t.asks.spaceId, spaceId), isNotNull(t.asks.closedAt), before ? lt(t.asks.closedAt, before) : undefined))
+      .orderBy(desc(t.asks.closedAt))
+      .limit(limit);
+    return this.withThreads(rows);
+  }
+
+  private async withThreads(rows: AskRow[]): Promise<Ask[]> {
+    const { db, t } = this.d;
+    const byAsk = new Map<string, EntryRow[]>();
+    for (let i = 0; i < rows.length; i += IDS_PER_QUERY) {
+      const ids = rows.slice(i, i + IDS_PER_QUERY).map((r) => r.id);
+      for (const e of await db.select().from(t.entries).where(inArray(t.entries.askId, ids)).orderBy(asc(t.entries.seq))) {
+        const list = byAsk.get(e.askId);
+        if (list) list.push(e);
+        else byAsk.set(e.askId, [e]);
+      }
+    }
+    return rows.map((r) => assemble(r, byAsk.get(r.id) ?? []));
+  }
+}
+
+function stored(row: AskRow, thread: EntryRow[]): VersionedAsk {
+  return { spaceId: row.spaceId, ask: assemble(row, thread), delivered: row.delivered, deliveredAt: row.deliveredAt, version: row.version };
+}
+
+function assemble(row: AskRow, thread: EntryRow[]): Ask {
+  const open = upgradeOpening(row.revision, JSON.parse(row.opening));
+  return {
+    ...open,
+    id: row.id,
+    status: row.status,
+    waiting: false,
+    thread: thread.map((e) => upgradeEntry(e.revision, JSON.parse(e.body)) as Entry),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    ...(row.closedAt ? { closedAt: row.closedAt } : {}),
+  } as Ask;
+}

@@ -1,0 +1,51 @@
+// Refused tokens per address, counted in the store so guessing is slowed on every replica at once:
+// one upsert counts a failure in the current window or starts a new one, whichever replica sees it.
+import { and, eq, gte, lt, sql } from "drizzle-orm";
+import { FAILURE_WINDOW_MS, MAX_FAILURES_PER_WINDOW } from "../../auth/rate-limit.ts";
+import type { Dialect } from "../dialect.ts";
+import type { FailureCounters } from "../store.ts";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export class SqlFailureCounters implements FailureCounters {
+  constructor(
+    private d: Dialect,
+    private max = MAX_FAILURES_PER_WINDOW,
+    private windowMs = FAILURE_WINDOW_MS,
+  ) {}
+
+  async blocked(address: string, nowMs: number): Promise<boolean> {
+    const { db, t } = this.d;
+    const [row] = await db
+      .select({ count: t.authFailures.count })
+      .from(t.authFailures)
+      .where(and(eq(t.authFailures.address, address), gte(t.authFailures.since, iso(nowMs - this.windowMs))));
+    return (row?.count ?? 0) >= this.max;
+  }
+
+  fail(address: string, nowMs: number): Promise<number> {
+    const { t } = this.d;
+    const now = iso(nowMs);
+    const windowStart = iso(nowMs - this.windowMs);
+    const expired = sql`${t.authFailures.since} < ${windowStart}`;
+    return this.d.lightly(async (q) => {
+      const [row] = await q
+        .insert(t.authFailures)
+        .values({ address, count: 1, since: now })
+        .onConflictDoUpdate({
+          target: t.authFailures.address,
+          set: {
+            count: sql`case when ${expired} then 1 else ${t.authFailures.count} + 1 end`,
+            since: sql`case when ${expired} then ${now} else ${t.authFailures.since} end`,
+          },
+        })
+        .returning({ count: t.authFailures.count });
+      return row.count;
+    });
+  }
+
+  async sweep(nowMs: number): Promise<void> {
+    const { t } = this.d;
+    await this.d.write((q) => q.delete(t.authFailures).where(lt(t.authFailures.since, iso(nowMs - this.windowMs))));
+  }
+}

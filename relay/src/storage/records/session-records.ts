@@ -1,0 +1,44 @@
+// MCP sessions, so whichever replica a request lands on serves a known `Mcp-Session-Id` without a new
+// `initialize`. Losing one to a power cut means one re-initialize: written without waiting for the disk.
+import { count, eq, lt } from "drizzle-orm";
+import type { Dialect } from "../dialect.ts";
+import type { SessionRecords, SessionRow } from "../store.ts";
+
+export class SqlSessionRecords implements SessionRecords {
+  constructor(private d: Dialect) {}
+
+  async insert(row: SessionRow): Promise<void> {
+    await this.d.lightly((q) => q.insert(this.d.t.mcpSessions).values(row));
+  }
+
+  async get(id: string): Promise<SessionRow | undefined> {
+    const { db, t } = this.d;
+    return (await db.select().from(t.mcpSessions).where(eq(t.mcpSessions.id, id)))[0];
+  }
+
+  async touch(id: string, at: string): Promise<void> {
+    const { t } = this.d;
+    await this.d.lightly((q) => q.update(t.mcpSessions).set({ lastSeenAt: at }).where(eq(t.mcpSessions.id, id)));
+  }
+
+  async delete(id: string): Promise<void> {
+    const { t } = this.d;
+    await this.d.write((q) => q.delete(t.mcpSessions).where(eq(t.mcpSessions.id, id)));
+  }
+
+  async countForToken(tokenHash: string): Promise<number> {
+    const { db, t } = this.d;
+    const [row] = await db.select({ n: count() }).from(t.mcpSessions).where(eq(t.mcpSessions.tokenHash, tokenHash));
+    return Number(row?.n ?? 0);
+  }
+
+  deleteIdle(before: string): Promise<string[]> {
+    const { t } = this.d;
+    return this.d.write(async (q) => (await q.delete(t.mcpSessions).where(lt(t.mcpSessions.lastSeenAt, before)).returning({ id: t.mcpSessions.id })).map((r) => r.id));
+  }
+
+  deleteForToken(tokenHash: string): Promise<string[]> {
+    const { t } = this.d;
+    return this.d.write(async (q) => (await q.delete(t.mcpSessions).where(eq(t.mcpSessions.tokenHash, tokenHash)).returning({ id: t.mcpSessions.id })).map((r) => r.id));
+  }
+}

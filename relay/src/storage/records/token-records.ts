@@ -1,0 +1,78 @@
+// Tokens, the people they act for and their spaces. The lookup reads the database on every request,
+// so a token revoked on one replica is refused by every replica from its commit on.
+import { and, eq, gte, isNull, sql } from "drizzle-orm";
+import type { Caller } from "../../auth/gate.ts";
+import { newId } from "../../ids.ts";
+import { prepared, type Dialect } from "../dialect.ts";
+import type { TokenListing, TokenRecords } from "../store.ts";
+
+export class SqlTokenRecords implements TokenRecords {
+  #byHash;
+
+  constructor(private d: Dialect) {
+    const { db, t } = d;
+    this.#byHash = prepared<{ kind: Caller["tokenKind"]; personId: string; personName: string; spaceId: string; spaceName: string }>(
+      db
+        .select({ kind: t.tokens.kind, personId: t.people.id, personName: t.people.name, spaceId: t.spaces.id, spaceName: t.spaces.name })
+        .from(t.tokens)
+        .innerJoin(t.people, eq(t.tokens.personId, t.people.id))
+        .innerJoin(t.spaces, eq(t.people.spaceId, t.spaces.id))
+        .where(and(eq(t.tokens.hash, sql.placeholder("hash")), isNull(t.tokens.revokedAt))),
+      "token_by_hash",
+    );
+  }
+
+  async callerByHash(hash: string): Promise<Caller | undefined> {
+    const [row] = await this.#byHash({ hash });
+    if (!row) return undefined;
+    return { spaceId: row.spaceId, spaceName: row.spaceName, person: { id: row.personId, name: row.personName }, tokenKind: row.kind, tokenHash: hash };
+  }
+
+  create(input: { space: string; person: string; kind: Caller["tokenKind"]; tokenId: string; hash: string; at: string }): Promise<Caller> {
+    const { t } = this.d;
+    return this.d.transaction(async (tx) => {
+      // Two replicas minting for a new space at once: one inserts it, the other finds it.
+      await tx.insert(t.spaces).values({ id: newId("spc"), name: input.space, createdAt: input.at }).onConflictDoNothing({ target: t.spaces.name });
+      const [space] = await tx.select().from(t.spaces).where(eq(t.spaces.name, input.space));
+      await tx
+        .insert(t.people)
+        .values({ id: newId("psn"), spaceId: space.id, name: input.person, createdAt: input.at })
+        .onConflictDoNothing({ target: [t.people.spaceId, t.people.name] });
+      const [person] = await tx.select().from(t.people).where(and(eq(t.people.spaceId, space.id), eq(t.people.name, input.person)));
+      await tx.insert(t.tokens).values({ id: input.tokenId, hash: input.hash, personId: person.id, kind: input.kind, createdAt: input.at });
+      return { spaceId: space.id, spaceName: space.name, person: { id: person.id, name: person.name }, tokenKind: input.kind, tokenHash: input.hash };
+    });
+  }
+
+  async list(): Promise<TokenListing[]> {
+    const { db, t } = this.d;
+    return db
+      .select({ id: t.tokens.id, kind: t.tokens.kind, person: t.people.name, space: t.spaces.name, createdAt: t.tokens.createdAt, revokedAt: t.tokens.revokedAt })
+      .from(t.tokens)
+      .innerJoin(t.people, eq(t.tokens.personId, t.people.id))
+      .innerJoin(t.spaces, eq(t.people.spaceId, t.spaces.id))
+      .orderBy(t.tokens.createdAt);
+  }
+
+  revoke(tokenId: string, at: string): Promise<boolean> {
+    const { t } = this.d;
+    return this.d.write(async (q) => {
+      const revoked = await q
+        .update(t.tokens)
+        .set({ revokedAt: at })
+        .where(and(eq(t.tokens.id, tokenId), isNull(t.tokens.revokedAt)))
+        .returning({ id: t.tokens.id });
+      return revoked.length > 0;
+    });
+  }
+
+  async revokedSince(since: string): Promise<string[]> {
+    const { db, t } = this.d;
+    return (await db.select({ hash: t.tokens.hash }).from(t.tokens).where(gte(t.tokens.revokedAt, since))).map((r) => r.hash);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const { db, t } = this.d;
+    return (await db.select({ id: t.tokens.id }).from(t.tokens).limit(1)).length === 0;
+  }
+}

@@ -1,0 +1,55 @@
+// Upload tickets and the images stored against them, in the database itself, so every replica reads
+// every image and a ticket is spent once whichever replica the upload reaches.
+import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import type { Dialect } from "../dialect.ts";
+import type { UploadRecords, UploadRow } from "../store.ts";
+
+export class SqlUploadRecords implements UploadRecords {
+  constructor(private d: Dialect) {}
+
+  async issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "contentType" | "maxBytes" | "expiresAt">): Promise<void> {
+    await this.d.write((q) => q.insert(this.d.t.uploads).values(row));
+  }
+
+  async ticket(spaceId: string, tokenHash: string) {
+    const { db, t } = this.d;
+    const [row] = await db
+      .select({ id: t.uploads.id, contentType: t.uploads.contentType, maxBytes: t.uploads.maxBytes, expiresAt: t.uploads.expiresAt, storedAt: t.uploads.storedAt })
+      .from(t.uploads)
+      .where(and(eq(t.uploads.spaceId, spaceId), eq(t.uploads.tokenHash, tokenHash)));
+    return row;
+  }
+
+  store(id: string, bytes: Uint8Array, at: string): Promise<boolean> {
+    const { t } = this.d;
+    return this.d.write(async (q) => {
+      // The ticket is spent by the statement that stores the image: two racing uploads cannot both win.
+      const spent = await q
+        .update(t.uploads)
+        .set({ storedAt: at, size: bytes.length, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) })
+        .where(and(eq(t.uploads.id, id), isNull(t.uploads.storedAt)))
+        .returning({ id: t.uploads.id });
+      return spent.length === 1;
+    });
+  }
+
+  async read(spaceId: string, id: string) {
+    const { db, t } = this.d;
+    const [row] = await db
+      .select({ contentType: t.uploads.contentType, bytes: t.uploads.bytes })
+      .from(t.uploads)
+      .where(and(eq(t.uploads.id, id), eq(t.uploads.spaceId, spaceId)));
+    if (!row?.bytes) return undefined;
+    return { contentType: row.contentType, bytes: new Uint8Array(row.bytes.buffer, row.bytes.byteOffset, row.bytes.byteLength) };
+  }
+
+  async storedAmong(spaceId: string, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const { db, t } = this.d;
+    const rows = await db
+      .select({ id: t.uploads.id })
+      .from(t.uploads)
+      .where(and(eq(t.uploads.spaceId, spaceId), inArray(t.uploads.id, [...new Set(ids)]), isNotNull(t.uploads.storedAt)));
+    return rows.map((r) => r.id);
+  }
+}

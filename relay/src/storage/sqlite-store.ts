@@ -1,0 +1,67 @@
+// The store over the relay's SQLite file (`db.ts`): one relay, one connection. Its writes take turns on
+// that connection, since a transaction there is the connection's, not the caller's.
+import { sql, type Column } from "drizzle-orm";
+import { newId } from "../ids.ts";
+import { openDb, type Db } from "./db.ts";
+import { Serial, type Dialect, type Query } from "./dialect.ts";
+import * as schema from "./schema.ts";
+import { storeOver } from "./records/store-over.ts";
+import type { Store } from "./store.ts";
+
+export function sqliteDialect(db: Db): Dialect {
+  const client = db.$client;
+  const turns = new Serial();
+  const q = db as unknown as Query;
+  const inTransaction = async <T>(fn: (tx: Query) => Promise<T>): Promise<T> => {
+    // IMMEDIATE takes the write lock at once: another process's writer waits (busy_timeout), and a
+    // compare-and-set read inside sees the row as it stands.
+    client.run("BEGIN IMMEDIATE");
+    try {
+      const result = await fn(q);
+      client.run("COMMIT");
+      return result;
+    } catch (e) {
+      client.run("ROLLBACK");
+      throw e;
+    }
+  };
+  return {
+    kind: "sqlite",
+    db: q,
+    t: schema,
+    write: (fn) => turns.run(() => fn(q)),
+    lightly: (fn) =>
+      turns.run(async () => {
+        client.query("PRAGMA synchronous = NORMAL").run();
+        try {
+          return await inTransaction(fn);
+        } finally {
+          client.query("PRAGMA synchronous = FULL").run();
+        }
+      }),
+    transaction: (fn) => turns.run(() => inTransaction(fn)),
+    // One relay per file: there is nobody else to tell.
+    announce: async () => {},
+    // Julian days since 4714 BC; 2440587.5 of them fell before 1970.
+    epochMs: (column: Column) => sql`((julianday(${column}) - 2440587.5) * 86400000)`,
+  };
+}
+
+/** The store over the SQLite file in `dataDir`, brought up to date by its migrations. */
+export function openSqliteStore(dataDir: string): Store {
+  return sqliteStore(openDb(dataDir), { closeDb: true });
+}
+
+/** The store over an open SQLite database (the relay's own, while its services still use it directly). */
+export function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
+  return storeOver(sqliteDialect(db), newId("rpl"), {
+    // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere.
+    listen: async (_onChange, onReady) => {
+      onReady?.();
+      return { close: async () => {} };
+    },
+    close: async () => {
+      if (opts.closeDb) db.$client.close();
+    },
+  });
+}

@@ -1,0 +1,167 @@
+// What the relay keeps, as the services will ask for it: one asynchronous interface per concern, with
+// one implementation over the SQLite file (one relay) and one over PostgreSQL (any number of replicas
+// on one database). Nothing here is cached between calls: with replicas, another process may have
+// written since, so every read asks the database.
+import type { Ask } from "@loopback/shared/generated/types";
+import type { Caller, TokenKind } from "../auth/gate.ts";
+import type { authFailures, mcpSessions, tasks, uploads, waitingCalls } from "./schema.ts";
+
+/** An ask as stored, with what only the relay needs to know about it. */
+export interface VersionedAsk {
+  spaceId: string;
+  ask: Ask;
+  /** How many of the person's turns the agent has been handed. */
+  delivered: number;
+  /** When the latest of them was handed over (ISO time), if ever. */
+  deliveredAt: string | null;
+  /** Counts the ask's changes: a change decided on this version commits only while it is still current. */
+  version: number;
+}
+
+/** How a change decided on an ask's version went: stored, or another writer changed the ask first. */
+export type AppendOutcome = "appended" | "not_your_turn";
+
+export interface AskRecords {
+  /** Stores a new ask at version 0. Not waited onto the disk: nobody has been told of it yet. */
+  insert(spaceId: string, ask: Ask, fingerprint?: string): Promise<void>;
+  /**
+   * Appends `after`'s new turns and moves the ask to its state, in one durable transaction, if the ask
+   * is still at `before.version`; otherwise writes nothing and says it was not this writer's turn.
+   */
+  append(before: VersionedAsk, after: Ask): Promise<AppendOutcome>;
+  /** Records the person's turns up to `next` as handed over, if nobody moved the count from `expected`. */
+  claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean>;
+  get(id: string): Promise<VersionedAsk | undefined>;
+  /**
+   * The newest ask opened with this fingerprint that an agent asking again should pick up (see
+   * docs/design/waiting.md): `reclaimed` says its reply was already handed over, since `reclaimSince`.
+   */
+  findResumable(spaceId: string, fingerprint: string, reclaimSince: string): Promise<{ stored: VersionedAsk; reclaimed: boolean } | undefined>;
+  /** Every open ask of a space, newest first. */
+  listOpen(spaceId: string): Promise<Ask[]>;
+  /** Closed asks of a space, most recently closed first, closed before `before` when given. */
+  listClosed(spaceId: string, limit: number, before?: string): Promise<Ask[]>;
+}
+
+export interface TokenListing {
+  id: string;
+  kind: TokenKind;
+  person: string;
+  space: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface TokenRecords {
+  /** The caller a token hash stands for, unless it was revoked: read from the database every time. */
+  callerByHash(hash: string): Promise<Caller | undefined>;
+  /** Stores a token hash for a person, creating the space and the person when missing. */
+  create(input: { space: string; person: string; kind: TokenKind; tokenId: string; hash: string; at: string }): Promise<Caller>;
+  list(): Promise<TokenListing[]>;
+  /** Revokes a token by its id; false when there is no such token still active. */
+  revoke(tokenId: string, at: string): Promise<boolean>;
+  /** The hashes of tokens revoked at or after `since` (ISO time). */
+  revokedSince(since: string): Promise<string[]>;
+  isEmpty(): Promise<boolean>;
+}
+
+export type UploadRow = typeof uploads.$inferSelect;
+
+export interface UploadRecords {
+  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "contentType" | "maxBytes" | "expiresAt">): Promise<void>;
+  /** The ticket behind an upload URL. */
+  ticket(spaceId: string, tokenHash: string): Promise<Pick<UploadRow, "id" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> | undefined>;
+  /** Stores the image and spends the ticket in one statement; false when another upload spent it first. */
+  store(id: string, bytes: Uint8Array, at: string): Promise<boolean>;
+  read(spaceId: string, id: string): Promise<{ contentType: string; bytes: Uint8Array } | undefined>;
+  /** The ids among `ids` that are stored images of this space. */
+  storedAmong(spaceId: string, ids: string[]): Promise<string[]>;
+}
+
+export type SessionRow = typeof mcpSessions.$inferSelect;
+
+export interface SessionRecords {
+  insert(row: SessionRow): Promise<void>;
+  get(id: string): Promise<SessionRow | undefined>;
+  touch(id: string, at: string): Promise<void>;
+  delete(id: string): Promise<void>;
+  countForToken(tokenHash: string): Promise<number>;
+  /** Forgets sessions nobody used since `before`; returns their ids. */
+  deleteIdle(before: string): Promise<string[]>;
+  /** Ends every session of a token (it was revoked); returns their ids. */
+  deleteForToken(tokenHash: string): Promise<string[]>;
+}
+
+export type CallRow = typeof waitingCalls.$inferSelect;
+
+export interface CallRecords {
+  insert(row: Pick<CallRow, "id" | "sessionId" | "requestId" | "tool" | "createdAt">): Promise<void>;
+  /** Records which ask the call follows, from which turn, once its tool has opened or found it. */
+  start(id: string, askId: string, fromTurn: number, progressToken: string | null): Promise<void>;
+  get(id: string): Promise<CallRow | undefined>;
+  /** Forgets calls begun before `before`; returns how many. */
+  deleteBefore(before: string): Promise<number>;
+  deleteForSessions(sessionIds: string[]): Promise<void>;
+}
+
+export type TaskRow = typeof tasks.$inferSelect;
+
+export interface TaskRecords {
+  insert(row: TaskRow): Promise<void>;
+  /** A space's task, unless it is past its time to live at `nowMs`. */
+  get(spaceId: string, id: string, nowMs: number): Promise<TaskRow | undefined>;
+  update(spaceId: string, id: string, set: Partial<TaskRow>): Promise<TaskRow | undefined>;
+  /** A page of a space's tasks in id order, after `cursor`; one more than `limit` tells there is a next. */
+  list(spaceId: string, limit: number, cursor?: string): Promise<TaskRow[]>;
+  /** Forgets tasks past their time to live at `nowMs`; returns how many. */
+  sweep(nowMs: number): Promise<number>;
+}
+
+export interface TicketRecords {
+  /** Stores an event ticket's hash for the token it was issued to. */
+  issue(hash: string, tokenHash: string, expiresAt: string): Promise<void>;
+  /** The token hash a ticket was issued to, once, on whichever relay redeems it; expired, nothing. */
+  redeem(hash: string, now: string): Promise<string | undefined>;
+  sweep(now: string): Promise<void>;
+}
+
+export type FailureRow = typeof authFailures.$inferSelect;
+
+export interface FailureCounters {
+  /** Whether an address presented `max` refused tokens within the window that holds `nowMs`. */
+  blocked(address: string, nowMs: number): Promise<boolean>;
+  /** Counts one refused token for an address, in the current window or a new one; returns the count. */
+  fail(address: string, nowMs: number): Promise<number>;
+  /** Forgets addresses whose window ended before `nowMs`. */
+  sweep(nowMs: number): Promise<void>;
+}
+
+/** An ask changed on some replica: which, where, its version after the change, and who wrote it. */
+export interface AskChange {
+  askId: string;
+  spaceId: string;
+  version: number;
+  replica: string;
+}
+
+export interface Store {
+  /** Which store this is; shown at start and in tests. */
+  readonly kind: "sqlite" | "postgres";
+  /** This process's name among the replicas: changes it commits carry it. */
+  readonly replica: string;
+  readonly asks: AskRecords;
+  readonly tokens: TokenRecords;
+  readonly uploads: UploadRecords;
+  readonly sessions: SessionRecords;
+  readonly calls: CallRecords;
+  readonly tasks: TaskRecords;
+  readonly tickets: TicketRecords;
+  readonly failures: FailureCounters;
+  /**
+   * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
+   * ask); `onReady` once listening, and again after every reconnection, when changes may have been
+   * missed and whoever waits should read again.
+   */
+  listen(onChange: (change: AskChange) => void, onReady?: () => void): Promise<{ close(): Promise<void> }>;
+  close(): Promise<void>;
+}
