@@ -61,8 +61,9 @@ export class PostgresServer {
     return this;
   }
 
-  createDatabase(name: string): string {
-    const r = asPostgres([join(this.#bin, "createdb"), "-h", "127.0.0.1", "-p", String(this.port), "-U", "postgres", name]);
+  /** Creates a database, as a copy of `template` when given (a migrated one copies faster than it migrates). */
+  createDatabase(name: string, template?: string): string {
+    const r = asPostgres([join(this.#bin, "createdb"), "-h", "127.0.0.1", "-p", String(this.port), "-U", "postgres", ...(template ? ["-T", template] : []), name]);
     if (r.exitCode !== 0) throw new Error(`createdb ${name} failed:\n${r.out}`);
     return this.url(name);
   }

@@ -1,5 +1,7 @@
-// The store over the relay's SQLite file (`db.ts`): one relay, one connection. Its writes take turns on
-// that connection, since a transaction there is the connection's, not the caller's.
+// The store over the relay's SQLite file (`db.ts`): one relay, one connection. Its writes take turns,
+// since a transaction there is the connection's, not the caller's; and every connection to one file in
+// this process takes the same turns, because a second one waiting for the first's write lock would
+// block the only thread that could release it.
 import { sql, type Column } from "drizzle-orm";
 import { newId } from "../ids.ts";
 import { openDb, type Db } from "./db.ts";
@@ -8,9 +10,13 @@ import * as schema from "./schema.ts";
 import { storeOver } from "./records/store-over.ts";
 import type { Store } from "./store.ts";
 
+const turnsByFile = new Map<string, Serial>();
+
 export function sqliteDialect(db: Db): Dialect {
   const client = db.$client;
-  const turns = new Serial();
+  const file = client.filename;
+  let turns = turnsByFile.get(file);
+  if (!turns) turnsByFile.set(file, (turns = new Serial()));
   const q = db as unknown as Query;
   const inTransaction = async <T>(fn: (tx: Query) => Promise<T>): Promise<T> => {
     // IMMEDIATE takes the write lock at once: another process's writer waits (busy_timeout), and a

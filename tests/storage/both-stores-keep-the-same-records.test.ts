@@ -1,0 +1,299 @@
+// One suite, two stores: every record the relay keeps behaves the same on the SQLite file and on
+// PostgreSQL, including with two writers on one database (a second connection, or a second replica).
+import { afterAll, describe, expect, test } from "bun:test";
+import type { Ask, QuestionAsk } from "@loopback/shared/generated/types";
+import { applyFollowUpAnswer, applyReply, openAsk } from "@loopback/shared/ask-rules/index";
+import type { Caller } from "../../relay/src/auth/gate.ts";
+import { newId } from "../../relay/src/ids.ts";
+import type { Store, VersionedAsk } from "../../relay/src/storage/store.ts";
+import { Stores } from "../support/stores.ts";
+
+const stores = new Stores();
+afterAll(() => stores.dispose());
+
+const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 9, 0, second)).toISOString();
+const person = { id: "psn_x", name: "Ada" };
+
+async function aPerson(store: Store, space = "default", name = "Ada"): Promise<Caller> {
+  return store.tokens.create({ space, person: name, kind: "person", tokenId: newId("tok"), hash: newId("tok"), at: at(0) });
+}
+
+function aQuestion(id = newId("ask"), second = 1): QuestionAsk {
+  return openAsk("question", { question: "Ship on Friday?", options: [{ label: "Yes" }, { label: "No" }], project: "loopback" }, { id, at: at(second), raisedBy: person });
+}
+
+async function opened(store: Store, caller: Caller, ask: Ask = aQuestion(), fingerprint?: string): Promise<VersionedAsk> {
+  await store.asks.insert(caller.spaceId, ask, fingerprint);
+  return (await store.asks.get(ask.id))!;
+}
+
+describe.each(stores.table)("the %s store", (_name, kind) => {
+  describe("asks", () => {
+    test("an ask reads back as it was opened, at version 0, handed over to nobody", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const ask = aQuestion();
+      await store.asks.insert(caller.spaceId, ask, "fp");
+      expect(await store.asks.get(ask.id)).toEqual({ spaceId: caller.spaceId, ask, delivered: 0, deliveredAt: null, version: 0 });
+      expect(await store.asks.get("ask_missing")).toBeUndefined();
+    });
+
+    test("a change commits on the version it was decided on, moves the version on and keeps every turn in order", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const first = await opened(store, caller);
+      const askedBack = applyReply(first.ask, { outcome: "follow_up", question: "Why Friday?" }, person, at(2));
+      expect(await store.asks.append(first, askedBack)).toBe("appended");
+      const second = (await store.asks.get(first.ask.id))!;
+      expect(second.version).toBe(1);
+      const answered = applyFollowUpAnswer(second.ask, { askId: first.ask.id, answer: "The release train." }, at(3));
+      expect(await store.asks.append(second, answered)).toBe("appended");
+      const closed = applyReply(answered, { outcome: "answered", selected: ["Yes"] }, person, at(4));
+      expect(await store.asks.append({ ...second, ask: answered, version: 2 }, closed)).toBe("appended");
+      const last = (await store.asks.get(first.ask.id))!;
+      expect(last.version).toBe(3);
+      expect(last.ask).toEqual(closed);
+    });
+
+    test("a change decided on an older version is not the writer's turn, and writes nothing", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const first = await opened(store, caller);
+      expect(await store.asks.append(first, applyReply(first.ask, { outcome: "follow_up", question: "Why?" }, person, at(2)))).toBe("appended");
+      const late = applyReply(first.ask, { outcome: "dismissed" }, person, at(3));
+      expect(await store.asks.append(first, late)).toBe("not_your_turn");
+      const now = (await store.asks.get(first.ask.id))!;
+      expect(now.version).toBe(1);
+      expect(now.ask.status).toBe("awaiting_agent");
+      expect(now.ask.thread).toHaveLength(1);
+    });
+
+    test("two people replying to one ask at the same instant through two writers: one wins, one is told it is not their turn, the thread holds one turn", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const caller = await aPerson(fresh.store);
+      for (let round = 0; round < 20; round++) {
+        const ask = aQuestion(newId("ask"), 1);
+        await fresh.store.asks.insert(caller.spaceId, ask);
+        const [seenByA, seenByB] = await Promise.all([fresh.store.asks.get(ask.id), other.asks.get(ask.id)]);
+        const outcomes = await Promise.all([
+          fresh.store.asks.append(seenByA!, applyReply(seenByA!.ask, { outcome: "answered", selected: ["Yes"] }, person, at(2))),
+          other.asks.append(seenByB!, applyReply(seenByB!.ask, { outcome: "answered", selected: ["No"] }, person, at(2))),
+        ]);
+        expect([...outcomes].sort()).toEqual(["appended", "not_your_turn"]);
+        const after = (await other.asks.get(ask.id))!;
+        expect(after.version).toBe(1);
+        expect(after.ask.thread).toHaveLength(1);
+        // The winner's reply is the one stored, and both writers read the same.
+        expect((after.ask.thread[0] as any).reply.selected).toEqual([outcomes[0] === "appended" ? "Yes" : "No"]);
+        expect(await fresh.store.asks.get(ask.id)).toEqual(after);
+      }
+    });
+
+    test("a reply is claimed as handed over once, whichever writer claims it first", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const caller = await aPerson(fresh.store);
+      const first = await opened(fresh.store, caller);
+      await fresh.store.asks.append(first, applyReply(first.ask, { outcome: "dismissed" }, person, at(2)));
+      const claims = await Promise.all([fresh.store.asks.claimDelivery(first.ask.id, 0, 1, at(3)), other.asks.claimDelivery(first.ask.id, 0, 1, at(3))]);
+      expect(claims.sort()).toEqual([false, true]);
+      expect(await other.asks.get(first.ask.id)).toMatchObject({ delivered: 1, deliveredAt: at(3) });
+    });
+
+    test("asking again finds the same input's ask while it is the person's move, and after its reply only within the reclaim window", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const first = await opened(store, caller, aQuestion(), "same-input");
+      expect(await store.asks.findResumable(caller.spaceId, "same-input", at(0))).toEqual({ stored: first, reclaimed: false });
+      expect(await store.asks.findResumable(caller.spaceId, "other-input", at(0))).toBeUndefined();
+      await store.asks.append(first, applyReply(first.ask, { outcome: "dismissed" }, person, at(2)));
+      // Replied, not yet handed over: asking again gets the reply.
+      expect((await store.asks.findResumable(caller.spaceId, "same-input", at(0)))?.reclaimed).toBe(false);
+      await store.asks.claimDelivery(first.ask.id, 0, 1, at(3));
+      expect((await store.asks.findResumable(caller.spaceId, "same-input", at(3)))?.reclaimed).toBe(true);
+      expect(await store.asks.findResumable(caller.spaceId, "same-input", at(4))).toBeUndefined();
+    });
+
+    test("open asks list newest first; closed asks page back by when they closed; another space's are not listed", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const stranger = await aPerson(store, "elsewhere", "Bob");
+      const asks = [];
+      for (let i = 1; i <= 4; i++) asks.push(await opened(store, caller, aQuestion(newId("ask"), i)));
+      await opened(store, stranger, aQuestion(newId("ask"), 5));
+      for (const [i, a] of [asks[0], asks[2]].entries()) await store.asks.append(a, applyReply(a.ask, { outcome: "dismissed" }, person, at(10 + i)));
+      expect((await store.asks.listOpen(caller.spaceId)).map((a) => a.id)).toEqual([asks[3].ask.id, asks[1].ask.id]);
+      const closed = await store.asks.listClosed(caller.spaceId, 10);
+      expect(closed.map((a) => a.id)).toEqual([asks[2].ask.id, asks[0].ask.id]);
+      expect(closed[0].thread).toHaveLength(1);
+      expect((await store.asks.listClosed(caller.spaceId, 10, at(11))).map((a) => a.id)).toEqual([asks[0].ask.id]);
+      expect((await store.asks.listClosed(caller.spaceId, 1)).map((a) => a.id)).toEqual([asks[2].ask.id]);
+    });
+  });
+
+  describe("tokens", () => {
+    test("a token revoked through one writer is refused by every reader at once", async () => {
+      const fresh = await kind.fresh();
+      const replicas = [fresh.store, await fresh.another(), await fresh.another()];
+      const caller = await fresh.store.tokens.create({ space: "default", person: "Ada", kind: "agent", tokenId: "tok_a", hash: "hash_a", at: at(0) });
+      for (const r of replicas) expect(await r.tokens.callerByHash("hash_a")).toEqual(caller);
+      expect(await replicas[1].tokens.revoke("tok_a", at(5))).toBe(true);
+      const after = await Promise.all(replicas.map((r) => r.tokens.callerByHash("hash_a")));
+      expect(after).toEqual([undefined, undefined, undefined]);
+      expect(await replicas[2].tokens.revokedSince(at(5))).toEqual(["hash_a"]);
+      expect(await replicas[2].tokens.revokedSince(at(6))).toEqual([]);
+      expect(await replicas[0].tokens.revoke("tok_a", at(6))).toBe(false);
+    });
+
+    test("two writers minting tokens in a new space at once share one space and one person", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      expect(await fresh.store.tokens.isEmpty()).toBe(true);
+      const [a, b] = await Promise.all([
+        fresh.store.tokens.create({ space: "team", person: "Ada", kind: "person", tokenId: "tok_1", hash: "h1", at: at(0) }),
+        other.tokens.create({ space: "team", person: "Ada", kind: "agent", tokenId: "tok_2", hash: "h2", at: at(0) }),
+      ]);
+      expect(a.spaceId).toBe(b.spaceId);
+      expect(a.person).toEqual(b.person);
+      expect(await other.tokens.isEmpty()).toBe(false);
+      expect((await other.tokens.list()).map((t) => [t.id, t.kind, t.space, t.person, t.revokedAt])).toEqual([
+        ["tok_1", "person", "team", "Ada", null],
+        ["tok_2", "agent", "team", "Ada", null],
+      ]);
+    });
+  });
+
+  describe("uploads", () => {
+    test("an image stored through one writer reads back byte for byte through another, and its ticket is spent once", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const caller = await aPerson(fresh.store);
+      await fresh.store.uploads.issue({ id: "upl_1", spaceId: caller.spaceId, tokenHash: "up_hash", contentType: "image/png", maxBytes: 1024, expiresAt: at(30) });
+      expect(await other.uploads.ticket(caller.spaceId, "up_hash")).toEqual({ id: "upl_1", contentType: "image/png", maxBytes: 1024, expiresAt: at(30), storedAt: null });
+      const bytes = new Uint8Array(256).map((_, i) => i);
+      const spent = await Promise.all([fresh.store.uploads.store("upl_1", bytes, at(2)), other.uploads.store("upl_1", bytes.slice().reverse(), at(2))]);
+      expect(spent.sort()).toEqual([false, true]);
+      const read = await other.uploads.read(caller.spaceId, "upl_1");
+      expect(read?.contentType).toBe("image/png");
+      expect([bytes, bytes.slice().reverse()].some((b) => Buffer.from(read!.bytes).equals(Buffer.from(b)))).toBe(true);
+      expect(await fresh.store.uploads.read("spc_other", "upl_1")).toBeUndefined();
+      expect(await other.uploads.storedAmong(caller.spaceId, ["upl_1", "upl_1", "upl_none"])).toEqual(["upl_1"]);
+      expect(await other.uploads.storedAmong(caller.spaceId, [])).toEqual([]);
+    });
+  });
+
+  describe("sessions and waiting calls", () => {
+    test("a session stored by one replica is served by another, counted per token, and forgotten when idle or revoked", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const row = (id: string, tokenHash: string, second: number) => ({ id, tokenHash, initialize: '{"protocolVersion":"2025-11-25"}', createdAt: at(second), lastSeenAt: at(second) });
+      await fresh.store.sessions.insert(row("s1", "tA", 1));
+      await fresh.store.sessions.insert(row("s2", "tA", 2));
+      await fresh.store.sessions.insert(row("s3", "tB", 3));
+      expect(await other.sessions.get("s1")).toEqual(row("s1", "tA", 1));
+      expect(await other.sessions.countForToken("tA")).toBe(2);
+      await other.sessions.touch("s1", at(10));
+      expect((await fresh.store.sessions.get("s1"))?.lastSeenAt).toBe(at(10));
+      expect((await other.sessions.deleteIdle(at(5))).sort()).toEqual(["s2", "s3"]);
+      expect(await fresh.store.sessions.deleteForToken("tA")).toEqual(["s1"]);
+      await fresh.store.sessions.insert(row("s4", "tC", 4));
+      await other.sessions.delete("s4");
+      expect(await fresh.store.sessions.get("s4")).toBeUndefined();
+    });
+
+    test("a waiting call recorded by one replica resumes on another from the recorded turn, and is forgotten with its session", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      await fresh.store.calls.insert({ id: "cal_1", sessionId: "s1", requestId: "7", tool: "ask_question", createdAt: at(1) });
+      await fresh.store.calls.insert({ id: "cal_2", sessionId: "s2", requestId: '"x"', tool: "request_review", createdAt: at(2) });
+      await fresh.store.calls.insert({ id: "cal_3", sessionId: "s3", requestId: "9", tool: "ask_question", createdAt: at(9) });
+      await fresh.store.calls.start("cal_1", "ask_1", 2, '"progress-1"');
+      expect(await other.calls.get("cal_1")).toEqual({ id: "cal_1", sessionId: "s1", requestId: "7", tool: "ask_question", askId: "ask_1", fromTurn: 2, progressToken: '"progress-1"', createdAt: at(1) });
+      await other.calls.deleteForSessions(["s1"]);
+      expect(await fresh.store.calls.get("cal_1")).toBeUndefined();
+      expect(await other.calls.deleteBefore(at(5))).toBe(1);
+      expect(await fresh.store.calls.get("cal_3")).toBeDefined();
+    });
+  });
+
+  describe("tasks", () => {
+    const task = (id: string, spaceId: string, ttlMs: number | null, second: number) => ({
+      id,
+      spaceId,
+      askId: null,
+      status: "working",
+      statusMessage: null,
+      request: '{"method":"tools/call"}',
+      result: null,
+      ttlMs,
+      pollIntervalMs: 1000,
+      createdAt: at(second),
+      updatedAt: at(second),
+    });
+
+    test("a task is read, updated and paged in its space, and forgotten past its time to live", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const caller = await aPerson(fresh.store);
+      const stranger = await aPerson(fresh.store, "elsewhere", "Bob");
+      await fresh.store.tasks.insert(task("tsk_a", caller.spaceId, 60_000, 0));
+      await fresh.store.tasks.insert(task("tsk_b", caller.spaceId, null, 0));
+      await fresh.store.tasks.insert(task("tsk_c", caller.spaceId, 5_000, 0));
+      await fresh.store.tasks.insert(task("tsk_d", stranger.spaceId, 1_000, 0));
+      expect(await other.tasks.get(caller.spaceId, "tsk_a", Date.parse(at(30)))).toEqual(task("tsk_a", caller.spaceId, 60_000, 0));
+      expect(await other.tasks.get(caller.spaceId, "tsk_c", Date.parse(at(30)))).toBeUndefined();
+      expect(await other.tasks.get(stranger.spaceId, "tsk_a", Date.parse(at(30)))).toBeUndefined();
+      expect(await other.tasks.update(caller.spaceId, "tsk_a", { status: "completed", result: '{"ok":true}', updatedAt: at(31) })).toMatchObject({ status: "completed", result: '{"ok":true}' });
+      expect(await other.tasks.update(stranger.spaceId, "tsk_a", { status: "failed" })).toBeUndefined();
+      expect((await fresh.store.tasks.list(caller.spaceId, 1)).map((t) => t.id)).toEqual(["tsk_a", "tsk_b"]);
+      expect((await fresh.store.tasks.list(caller.spaceId, 5, "tsk_a")).map((t) => t.id)).toEqual(["tsk_b", "tsk_c"]);
+      // At 09:00:30, tsk_c (5 s) and tsk_d (1 s) are past their time; tsk_a (60 s) and tsk_b (none) are not.
+      expect(await other.tasks.sweep(Date.parse(at(30)))).toBe(2);
+      expect((await fresh.store.tasks.list(caller.spaceId, 5)).map((t) => t.id)).toEqual(["tsk_a", "tsk_b"]);
+      expect(await fresh.store.tasks.list(stranger.spaceId, 5)).toEqual([]);
+    });
+  });
+
+  describe("event tickets and refused tokens", () => {
+    test("an event ticket issued on one replica is redeemed once, on another; an expired one not at all", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      await fresh.store.tickets.issue("tkt_1", "token_hash", at(60));
+      await fresh.store.tickets.issue("tkt_2", "token_hash", at(10));
+      const redeemed = await Promise.all([other.tickets.redeem("tkt_1", at(5)), fresh.store.tickets.redeem("tkt_1", at(5))]);
+      expect(redeemed.sort()).toEqual(["token_hash", undefined]);
+      expect(await other.tickets.redeem("tkt_2", at(11))).toBeUndefined();
+      await fresh.store.tickets.issue("tkt_3", "token_hash", at(10));
+      await other.tickets.sweep(at(20));
+      expect(await fresh.store.tickets.redeem("tkt_3", at(5))).toBeUndefined();
+    });
+
+    test("refused tokens counted on two replicas add up to one limit, and a new window starts over", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const now = Date.parse(at(0));
+      const counts = [];
+      for (let i = 0; i < 10; i++) counts.push(await fresh.store.failures.fail("10.0.0.1", now + i), await other.failures.fail("10.0.0.1", now + i));
+      expect(counts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+      expect(await fresh.store.failures.blocked("10.0.0.1", now + 20)).toBe(true);
+      expect(await other.failures.blocked("10.0.0.1", now + 20)).toBe(true);
+      expect(await other.failures.blocked("10.0.0.2", now + 20)).toBe(false);
+      // A minute on, the window has passed: not blocked, and the next refusal counts from one.
+      const later = now + 60_001;
+      expect(await other.failures.blocked("10.0.0.1", later)).toBe(false);
+      expect(await fresh.store.failures.fail("10.0.0.1", later)).toBe(1);
+      await other.failures.fail("10.0.0.2", now);
+      await other.failures.sweep(later + 1);
+      expect(await fresh.store.failures.fail("10.0.0.2", later + 1)).toBe(1);
+    });
+
+    test("refused tokens sent to two replicas at the same instant are all counted", async () => {
+      const fresh = await kind.fresh();
+      const replicas = [fresh.store, await fresh.another(), await fresh.another()];
+      const now = Date.parse(at(0));
+      const counts = await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 3].failures.fail("10.0.0.9", now)));
+      expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    });
+  });
+});
