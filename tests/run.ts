@@ -1,6 +1,7 @@
 // `bun run test`: every test of the project, in order, on this machine. Installs Debian's Chromium
 // and Firefox ESR for the browser tests when they are missing and this user may (root with
-// apt-get), builds what the browser tests load, and ends with one line: "N passed, N failed".
+// apt-get), as the storage tests do for PostgreSQL (tests/support/postgres.ts), builds what the
+// browser tests load, and ends with one line: "N passed, N failed".
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 
@@ -36,6 +37,7 @@ const only = process.argv.slice(2);
 const STEPS: Step[] = [
   { name: "build: extensions and web inbox", cmd: ["npm", "run", "build"] },
   { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
+  { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
   { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults"], counts: bunCounts },

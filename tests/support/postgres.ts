@@ -58,6 +58,8 @@ export class PostgresServer {
     const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=on`;
     const started = asPostgres([join(this.#bin, "pg_ctl"), "-D", data, "-l", join(this.dir, "log"), "-w", "-o", opts, "start"]);
     if (started.exitCode !== 0) throw new Error(`pg_ctl start failed:\n${started.out}`);
+    // pg_ctl leaves the server running on its own: a test process that dies still stops it.
+    process.once("exit", this.#stopOnExit);
     return this;
   }
 
@@ -68,7 +70,11 @@ export class PostgresServer {
     return this.url(name);
   }
 
+  #stopOnExit = () => this.stop();
+
   stop(): void {
+    process.off("exit", this.#stopOnExit);
+    if (!existsSync(this.dir)) return;
     asPostgres([join(this.#bin, "pg_ctl"), "-D", join(this.dir, "data"), "-m", "immediate", "stop"]);
     rmSync(this.dir, { recursive: true, force: true });
   }

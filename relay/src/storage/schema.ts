@@ -1,5 +1,6 @@
-// The relay's tables. Change a table here, then run `bun run --cwd relay migrations` to write the
-// numbered migration that the relay applies at start.
+// The relay's tables. Change a table here and the same way in `pg-schema.ts` (a test compares them),
+// then run `npx drizzle-kit generate --name WHAT` and `npx drizzle-kit generate --config
+// drizzle.pg.config.ts --name WHAT` in relay/ to write each store's numbered migration, applied at start.
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 
 export const spaces = sqliteTable("spaces", {
