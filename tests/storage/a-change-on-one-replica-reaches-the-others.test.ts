@@ -19,7 +19,7 @@ beforeAll(async () => {
   writer = fresh.store;
   reader = await fresh.another();
   url = fresh.url!;
-  spaceId = (await writer.tokens.create({ space: "default", person: "Ada", kind: "person", tokenId: "tok_1", hash: "h1", at: new Date().toISOString() })).spaceId;
+  spaceId = (await writer.tokens.create({ space: "default", person: "Ada", kind: "person", tokenId: "tok_1", hash: "h1", at: new Date().toISOString() })).caller.spaceId;
 });
 afterAll(() => stores.dispose());
 

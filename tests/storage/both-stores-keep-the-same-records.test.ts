@@ -15,7 +15,7 @@ const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 9, 0, second)).toIS
 const person = { id: "psn_x", name: "Ada" };
 
 async function aPerson(store: Store, space = "default", name = "Ada"): Promise<Caller> {
-  return store.tokens.create({ space, person: name, kind: "person", tokenId: newId("tok"), hash: newId("tok"), at: at(0) });
+  return (await store.tokens.create({ space, person: name, kind: "person", tokenId: newId("tok"), hash: newId("tok"), at: at(0) })).caller;
 }
 
 function aQuestion(id = newId("ask"), second = 1): QuestionAsk {
@@ -136,17 +136,19 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
     test("a token revoked through one writer is refused by every reader at once", async () => {
       const fresh = await kind.fresh();
       const replicas = [fresh.store, await fresh.another(), await fresh.another()];
-      const caller = await fresh.store.tokens.create({ space: "default", person: "Ada", kind: "agent", tokenId: "tok_a", hash: "hash_a", at: at(0) });
+      const { caller } = await fresh.store.tokens.create({ space: "default", person: "Ada", kind: "agent", tokenId: "tok_a", hash: "hash_a", at: at(0) });
+      await fresh.store.tokens.create({ space: "default", person: "Ada", kind: "person", tokenId: "tok_b", hash: "hash_b", at: at(0) });
+      expect(caller).toMatchObject({ tokenId: "tok_a", tokenHash: "hash_a", tokenKind: "agent", spaceName: "default", person: { name: "Ada" } });
       for (const r of replicas) expect(await r.tokens.callerByHash("hash_a")).toEqual(caller);
       expect(await replicas[1].tokens.revoke("tok_a", at(5))).toBe(true);
       const after = await Promise.all(replicas.map((r) => r.tokens.callerByHash("hash_a")));
       expect(after).toEqual([undefined, undefined, undefined]);
-      expect(await replicas[2].tokens.revokedSince(at(5))).toEqual(["hash_a"]);
-      expect(await replicas[2].tokens.revokedSince(at(6))).toEqual([]);
+      expect(await replicas[2].tokens.revokedAmong(["tok_a", "tok_b", "tok_none"])).toEqual(["tok_a"]);
+      expect((await replicas[0].tokens.list()).find((t) => t.id === "tok_a")?.revokedAt).toBe(at(5));
       expect(await replicas[0].tokens.revoke("tok_a", at(6))).toBe(false);
     });
 
-    test("two writers minting tokens in a new space at once share one space and one person", async () => {
+    test("two writers minting tokens in a new space at once share one space and one person, and one of them says it created them", async () => {
       const fresh = await kind.fresh();
       const other = await fresh.another();
       expect(await fresh.store.tokens.isEmpty()).toBe(true);
@@ -154,8 +156,12 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
         fresh.store.tokens.create({ space: "team", person: "Ada", kind: "person", tokenId: "tok_1", hash: "h1", at: at(0) }),
         other.tokens.create({ space: "team", person: "Ada", kind: "agent", tokenId: "tok_2", hash: "h2", at: at(0) }),
       ]);
-      expect(a.spaceId).toBe(b.spaceId);
-      expect(a.person).toEqual(b.person);
+      expect(a.caller.spaceId).toBe(b.caller.spaceId);
+      expect(a.caller.person).toEqual(b.caller.person);
+      expect([a.created, b.created].sort((x, y) => Number(x.space) - Number(y.space))).toEqual([
+        { space: false, person: false },
+        { space: true, person: true },
+      ]);
       expect(await other.tokens.isEmpty()).toBe(false);
       expect((await other.tokens.list()).map((t) => [t.id, t.kind, t.space, t.person, t.revokedAt])).toEqual([
         ["tok_1", "person", "team", "Ada", null],
@@ -169,8 +175,8 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       const fresh = await kind.fresh();
       const other = await fresh.another();
       const caller = await aPerson(fresh.store);
-      await fresh.store.uploads.issue({ id: "upl_1", spaceId: caller.spaceId, tokenHash: "up_hash", contentType: "image/png", maxBytes: 1024, expiresAt: at(30) });
-      expect(await other.uploads.ticket(caller.spaceId, "up_hash")).toEqual({ id: "upl_1", contentType: "image/png", maxBytes: 1024, expiresAt: at(30), storedAt: null });
+      await fresh.store.uploads.issue({ id: "upl_1", spaceId: caller.spaceId, tokenHash: "up_hash", tokenId: caller.tokenId, contentType: "image/png", maxBytes: 1024, expiresAt: at(30) });
+      expect(await other.uploads.ticket(caller.spaceId, "up_hash")).toEqual({ id: "upl_1", contentType: "image/png", maxBytes: 1024, expiresAt: at(30), storedAt: null, revokedAt: null });
       const bytes = new Uint8Array(256).map((_, i) => i);
       const spent = await Promise.all([fresh.store.uploads.store("upl_1", bytes, at(2)), other.uploads.store("upl_1", bytes.slice().reverse(), at(2))]);
       expect(spent.sort()).toEqual([false, true]);
@@ -180,6 +186,24 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       expect(await fresh.store.uploads.read("spc_other", "upl_1")).toBeUndefined();
       expect(await other.uploads.storedAmong(caller.spaceId, ["upl_1", "upl_1", "upl_none"])).toEqual(["upl_1"]);
       expect(await other.uploads.storedAmong(caller.spaceId, [])).toEqual([]);
+    });
+
+    test("a token's unused tickets are counted on every replica, a revoked token's ticket says so, and expired ones are swept", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const caller = await aPerson(fresh.store);
+      const ticket = (id: string, expiresAt: string) => ({ id, spaceId: caller.spaceId, tokenHash: `hash_${id}`, tokenId: caller.tokenId, contentType: "image/png", maxBytes: 1024, expiresAt });
+      await fresh.store.uploads.issue(ticket("upl_a", at(30)));
+      await other.uploads.issue(ticket("upl_b", at(30)));
+      await other.uploads.issue(ticket("upl_old", at(5)));
+      await fresh.store.uploads.store("upl_b", new Uint8Array([1]), at(3));
+      // At 09:00:10: upl_a is unused and good, upl_b is used, upl_old has expired.
+      expect(await other.uploads.unusedHeldBy(caller.tokenId, at(10))).toBe(1);
+      expect(await fresh.store.uploads.sweepExpired(at(10))).toBe(1);
+      expect(await other.uploads.ticket(caller.spaceId, "hash_upl_old")).toBeUndefined();
+      await fresh.store.tokens.revoke(caller.tokenId, at(11));
+      expect((await other.uploads.ticket(caller.spaceId, "hash_upl_a"))?.revokedAt).toBe(at(11));
+      expect(await other.uploads.read(caller.spaceId, "upl_b")).toBeDefined();
     });
   });
 
@@ -256,43 +280,52 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
   });
 
   describe("event tickets and refused tokens", () => {
-    test("an event ticket issued on one replica is redeemed once, on another; an expired one not at all", async () => {
+    test("an event ticket issued on one replica is redeemed once, on another; an expired one, or a revoked token's, not at all", async () => {
       const fresh = await kind.fresh();
       const other = await fresh.another();
-      await fresh.store.tickets.issue("tkt_1", "token_hash", at(60));
-      await fresh.store.tickets.issue("tkt_2", "token_hash", at(10));
+      const caller = await aPerson(fresh.store);
+      await fresh.store.tickets.issue("tkt_1", caller.tokenId, at(60));
+      await fresh.store.tickets.issue("tkt_2", caller.tokenId, at(10));
+      expect(await other.tickets.heldBy(caller.tokenId, at(5))).toBe(2);
+      expect(await other.tickets.heldBy(caller.tokenId, at(10))).toBe(1);
       const redeemed = await Promise.all([other.tickets.redeem("tkt_1", at(5)), fresh.store.tickets.redeem("tkt_1", at(5))]);
-      expect(redeemed.sort()).toEqual(["token_hash", undefined]);
+      expect(redeemed.filter(Boolean)).toEqual([caller]);
       expect(await other.tickets.redeem("tkt_2", at(11))).toBeUndefined();
-      await fresh.store.tickets.issue("tkt_3", "token_hash", at(10));
+      await fresh.store.tickets.issue("tkt_3", caller.tokenId, at(60));
+      await fresh.store.tokens.revoke(caller.tokenId, at(12));
+      expect(await other.tickets.redeem("tkt_3", at(13))).toBeUndefined();
+      await fresh.store.tickets.issue("tkt_4", caller.tokenId, at(10));
+      await fresh.store.tickets.issue("tkt_5", caller.tokenId, at(60));
       await other.tickets.sweep(at(20));
-      expect(await fresh.store.tickets.redeem("tkt_3", at(5))).toBeUndefined();
+      expect(await fresh.store.tickets.heldBy(caller.tokenId, at(0))).toBe(1);
+      await other.tickets.voidFor([caller.tokenId]);
+      expect(await fresh.store.tickets.heldBy(caller.tokenId, at(0))).toBe(0);
     });
 
-    test("refused tokens counted on two replicas add up to one limit, and a new window starts over", async () => {
+    test("refused tokens counted on two replicas add up, and a new window starts over", async () => {
       const fresh = await kind.fresh();
       const other = await fresh.another();
       const now = Date.parse(at(0));
       const counts = [];
-      for (let i = 0; i < 10; i++) counts.push(await fresh.store.failures.fail("10.0.0.1", now + i), await other.failures.fail("10.0.0.1", now + i));
+      for (let i = 0; i < 10; i++) counts.push(await fresh.store.failures.add("10.0.0.1", now + i), await other.failures.add("10.0.0.1", now + i));
       expect(counts).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
-      expect(await fresh.store.failures.blocked("10.0.0.1", now + 20)).toBe(true);
-      expect(await other.failures.blocked("10.0.0.1", now + 20)).toBe(true);
-      expect(await other.failures.blocked("10.0.0.2", now + 20)).toBe(false);
-      // A minute on, the window has passed: not blocked, and the next refusal counts from one.
+      expect(await fresh.store.failures.count("10.0.0.1", now + 20)).toBe(20);
+      expect(await other.failures.count("10.0.0.1", now + 20)).toBe(20);
+      expect(await other.failures.count("10.0.0.2", now + 20)).toBe(0);
+      // A minute on, the window has passed: nothing counted, and the next refusal counts from one.
       const later = now + 60_001;
-      expect(await other.failures.blocked("10.0.0.1", later)).toBe(false);
-      expect(await fresh.store.failures.fail("10.0.0.1", later)).toBe(1);
-      await other.failures.fail("10.0.0.2", now);
+      expect(await other.failures.count("10.0.0.1", later)).toBe(0);
+      expect(await fresh.store.failures.add("10.0.0.1", later)).toBe(1);
+      await other.failures.add("10.0.0.2", now);
       await other.failures.sweep(later + 1);
-      expect(await fresh.store.failures.fail("10.0.0.2", later + 1)).toBe(1);
+      expect(await fresh.store.failures.add("10.0.0.2", later + 1)).toBe(1);
     });
 
     test("refused tokens sent to two replicas at the same instant are all counted", async () => {
       const fresh = await kind.fresh();
       const replicas = [fresh.store, await fresh.another(), await fresh.another()];
       const now = Date.parse(at(0));
-      const counts = await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 3].failures.fail("10.0.0.9", now)));
+      const counts = await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 3].failures.add("10.0.0.9", now)));
       expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     });
   });

@@ -20,7 +20,7 @@ test("three replicas starting together on an empty database apply each migration
   try {
     const applied = await admin`select hash from drizzle.__drizzle_migrations`;
     expect(applied.length).toBe(journal.entries.length);
-    const caller = await replicas[0].tokens.create({ space: "default", person: "Ada", kind: "person", tokenId: "tok_1", hash: "h1", at: new Date().toISOString() });
+    const { caller } = await replicas[0].tokens.create({ space: "default", person: "Ada", kind: "person", tokenId: "tok_1", hash: "h1", at: new Date().toISOString() });
     for (const r of replicas) expect(await r.tokens.callerByHash("h1")).toEqual(caller);
     // A replica started later finds nothing to apply.
     const late = await openPgStore(url);

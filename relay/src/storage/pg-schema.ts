@@ -2,7 +2,7 @@
 // holds them together), so one set of queries serves both stores. Times stay ISO text, as on SQLite,
 // so they compare the same way in both. Change a table in both files, then write both migrations (see
 // the head of schema.ts).
-import { customType, index, integer, pgTable, text, uniqueIndex } from "drizzle-orm/pg-core";
+import { customType, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 
 /** Image bytes, as `Buffer` like SQLite's blob column gives them. */
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
@@ -128,14 +128,48 @@ export const waitingCalls = pgTable(
   (t) => [index("waiting_calls_session").on(t.sessionId), index("waiting_calls_created").on(t.createdAt)],
 );
 
+export const pushKeys = pgTable("push_keys", {
+  id: text("id").primaryKey(),
+  publicKey: text("public_key").notNull(),
+  privateKey: text("private_key").notNull(),
+  createdAt: text("created_at").notNull(),
+});
+
+export const pushDevices = pgTable(
+  "push_devices",
+  {
+    id: text("id").primaryKey(),
+    spaceId: text("space_id").notNull().references(() => spaces.id),
+    personId: text("person_id").notNull().references(() => people.id),
+    endpoint: text("endpoint").notNull().unique(),
+    p256dh: text("p256dh").notNull(),
+    auth: text("auth").notNull(),
+    name: text("name").notNull(),
+    loudness: text("loudness").notNull(),
+    createdAt: text("created_at").notNull(),
+    lastPushAt: text("last_push_at"),
+  },
+  (t) => [index("push_devices_person").on(t.personId)],
+);
+
+export const pushNotices = pgTable(
+  "push_notices",
+  {
+    askId: text("ask_id").notNull(),
+    turn: integer("turn").notNull(),
+    at: text("at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.askId, t.turn] })],
+);
+
 export const eventTickets = pgTable(
   "event_tickets",
   {
     hash: text("hash").primaryKey(),
-    tokenHash: text("token_hash").notNull(),
+    tokenId: text("token_id").notNull().references(() => tokens.id),
     expiresAt: text("expires_at").notNull(),
   },
-  (t) => [index("event_tickets_expires").on(t.expiresAt)],
+  (t) => [index("event_tickets_expires").on(t.expiresAt), index("event_tickets_token").on(t.tokenId)],
 );
 
 export const authFailures = pgTable("auth_failures", {

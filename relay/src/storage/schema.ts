@@ -200,11 +200,11 @@ export const eventTickets = sqliteTable(
   "event_tickets",
   {
     hash: text("hash").primaryKey(),
-    /** The hash of the token the ticket was issued to: redeeming it is refused once that token is revoked. */
-    tokenHash: text("token_hash").notNull(),
+    /** The token the ticket was issued to: its unused tickets are capped, and refused once it is revoked. */
+    tokenId: text("token_id").notNull().references(() => tokens.id),
     expiresAt: text("expires_at").notNull(),
   },
-  (t) => [index("event_tickets_expires").on(t.expiresAt)],
+  (t) => [index("event_tickets_expires").on(t.expiresAt), index("event_tickets_token").on(t.tokenId)],
 );
 
 /** Refused tokens per address within a window, shared by every relay so guessing is slowed down on all of them. */

@@ -4,7 +4,7 @@
 // written since, so every read asks the database.
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Caller, TokenKind } from "../auth/gate.ts";
-import type { authFailures, mcpSessions, tasks, uploads, waitingCalls } from "./schema.ts";
+import type { mcpSessions, tasks, uploads, waitingCalls } from "./schema.ts";
 
 /** An ask as stored, with what only the relay needs to know about it. */
 export interface VersionedAsk {
@@ -55,27 +55,34 @@ export interface TokenListing {
 export interface TokenRecords {
   /** The caller a token hash stands for, unless it was revoked: read from the database every time. */
   callerByHash(hash: string): Promise<Caller | undefined>;
-  /** Stores a token hash for a person, creating the space and the person when missing. */
-  create(input: { space: string; person: string; kind: TokenKind; tokenId: string; hash: string; at: string }): Promise<Caller>;
+  /**
+   * Stores a token hash for a person, creating the space and the person when missing (two writers
+   * creating the same at once share one), and says which it created.
+   */
+  create(input: { space: string; person: string; kind: TokenKind; tokenId: string; hash: string; at: string }): Promise<{ caller: Caller; created: { space: boolean; person: boolean } }>;
   list(): Promise<TokenListing[]>;
   /** Revokes a token by its id; false when there is no such token still active. */
   revoke(tokenId: string, at: string): Promise<boolean>;
-  /** The hashes of tokens revoked at or after `since` (ISO time). */
-  revokedSince(since: string): Promise<string[]>;
+  /** Which of these token ids are revoked, by any process. */
+  revokedAmong(tokenIds: string[]): Promise<string[]>;
   isEmpty(): Promise<boolean>;
 }
 
 export type UploadRow = typeof uploads.$inferSelect;
 
 export interface UploadRecords {
-  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "contentType" | "maxBytes" | "expiresAt">): Promise<void>;
-  /** The ticket behind an upload URL. */
-  ticket(spaceId: string, tokenHash: string): Promise<Pick<UploadRow, "id" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> | undefined>;
+  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">): Promise<void>;
+  /** Unused tickets a token holds that are still good at `now` (ISO time): they are capped per token. */
+  unusedHeldBy(tokenId: string, now: string): Promise<number>;
+  /** The ticket behind an upload URL, with when its token was revoked, if it was. */
+  ticket(spaceId: string, tokenHash: string): Promise<(Pick<UploadRow, "id" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> & { revokedAt: string | null }) | undefined>;
   /** Stores the image and spends the ticket in one statement; false when another upload spent it first. */
   store(id: string, bytes: Uint8Array, at: string): Promise<boolean>;
   read(spaceId: string, id: string): Promise<{ contentType: string; bytes: Uint8Array } | undefined>;
   /** The ids among `ids` that are stored images of this space. */
   storedAmong(spaceId: string, ids: string[]): Promise<string[]>;
+  /** Deletes tickets that expired unused by `now` (ISO time); returns how many. */
+  sweepExpired(now: string): Promise<number>;
 }
 
 export type SessionRow = typeof mcpSessions.$inferSelect;
@@ -119,20 +126,26 @@ export interface TaskRecords {
 
 export interface TicketRecords {
   /** Stores an event ticket's hash for the token it was issued to. */
-  issue(hash: string, tokenHash: string, expiresAt: string): Promise<void>;
-  /** The token hash a ticket was issued to, once, on whichever relay redeems it; expired, nothing. */
-  redeem(hash: string, now: string): Promise<string | undefined>;
+  issue(hash: string, tokenId: string, expiresAt: string): Promise<void>;
+  /** Unused tickets a token holds that are still good at `now`: they are capped per token. */
+  heldBy(tokenId: string, now: string): Promise<number>;
+  /**
+   * The caller a ticket was issued to, once, on whichever replica redeems it; nothing once expired or
+   * once its token is revoked.
+   */
+  redeem(hash: string, now: string): Promise<Caller | undefined>;
+  /** Forgets every ticket of these tokens (they were revoked). */
+  voidFor(tokenIds: string[]): Promise<void>;
   sweep(now: string): Promise<void>;
 }
 
-export type FailureRow = typeof authFailures.$inferSelect;
-
-export interface FailureCounters {
-  /** Whether an address presented `max` refused tokens within the window that holds `nowMs`. */
-  blocked(address: string, nowMs: number): Promise<boolean>;
-  /** Counts one refused token for an address, in the current window or a new one; returns the count. */
-  fail(address: string, nowMs: number): Promise<number>;
-  /** Forgets addresses whose window ended before `nowMs`. */
+/** Refused tokens per key (a client address), within a window, shared by every replica. */
+export interface FailureCountRecords {
+  /** Failures of `key` within the window that ends at `nowMs`. */
+  count(key: string, nowMs: number): Promise<number>;
+  /** Counts one failure in the current window, or starts a new one; returns the count. */
+  add(key: string, nowMs: number): Promise<number>;
+  /** Forgets keys whose window ended before `nowMs`. */
   sweep(nowMs: number): Promise<void>;
 }
 
@@ -156,7 +169,7 @@ export interface Store {
   readonly calls: CallRecords;
   readonly tasks: TaskRecords;
   readonly tickets: TicketRecords;
-  readonly failures: FailureCounters;
+  readonly failures: FailureCountRecords;
   /**
    * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
    * ask); `onReady` once listening, and again after every reconnection, when changes may have been

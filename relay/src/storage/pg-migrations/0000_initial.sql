@@ -31,7 +31,7 @@ CREATE TABLE "entries" (
 --> statement-breakpoint
 CREATE TABLE "event_tickets" (
 	"hash" text PRIMARY KEY NOT NULL,
-	"token_hash" text NOT NULL,
+	"token_id" text NOT NULL,
 	"expires_at" text NOT NULL
 );
 --> statement-breakpoint
@@ -48,6 +48,34 @@ CREATE TABLE "people" (
 	"space_id" text NOT NULL,
 	"name" text NOT NULL,
 	"created_at" text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "push_devices" (
+	"id" text PRIMARY KEY NOT NULL,
+	"space_id" text NOT NULL,
+	"person_id" text NOT NULL,
+	"endpoint" text NOT NULL,
+	"p256dh" text NOT NULL,
+	"auth" text NOT NULL,
+	"name" text NOT NULL,
+	"loudness" text NOT NULL,
+	"created_at" text NOT NULL,
+	"last_push_at" text,
+	CONSTRAINT "push_devices_endpoint_unique" UNIQUE("endpoint")
+);
+--> statement-breakpoint
+CREATE TABLE "push_keys" (
+	"id" text PRIMARY KEY NOT NULL,
+	"public_key" text NOT NULL,
+	"private_key" text NOT NULL,
+	"created_at" text NOT NULL
+);
+--> statement-breakpoint
+CREATE TABLE "push_notices" (
+	"ask_id" text NOT NULL,
+	"turn" integer NOT NULL,
+	"at" text NOT NULL,
+	CONSTRAINT "push_notices_ask_id_turn_pk" PRIMARY KEY("ask_id","turn")
 );
 --> statement-breakpoint
 CREATE TABLE "spaces" (
@@ -108,7 +136,10 @@ CREATE TABLE "waiting_calls" (
 --> statement-breakpoint
 ALTER TABLE "asks" ADD CONSTRAINT "asks_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "public"."spaces"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "entries" ADD CONSTRAINT "entries_ask_id_asks_id_fk" FOREIGN KEY ("ask_id") REFERENCES "public"."asks"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "event_tickets" ADD CONSTRAINT "event_tickets_token_id_tokens_id_fk" FOREIGN KEY ("token_id") REFERENCES "public"."tokens"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "people" ADD CONSTRAINT "people_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "public"."spaces"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "push_devices" ADD CONSTRAINT "push_devices_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "public"."spaces"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "push_devices" ADD CONSTRAINT "push_devices_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "public"."people"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tasks" ADD CONSTRAINT "tasks_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "public"."spaces"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "tokens" ADD CONSTRAINT "tokens_person_id_people_id_fk" FOREIGN KEY ("person_id") REFERENCES "public"."people"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "uploads" ADD CONSTRAINT "uploads_space_id_spaces_id_fk" FOREIGN KEY ("space_id") REFERENCES "public"."spaces"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
@@ -118,9 +149,11 @@ CREATE INDEX "asks_closed" ON "asks" USING btree ("space_id","closed_at");--> st
 CREATE INDEX "asks_fingerprint" ON "asks" USING btree ("space_id","fingerprint");--> statement-breakpoint
 CREATE UNIQUE INDEX "entries_ask_seq" ON "entries" USING btree ("ask_id","seq");--> statement-breakpoint
 CREATE INDEX "event_tickets_expires" ON "event_tickets" USING btree ("expires_at");--> statement-breakpoint
+CREATE INDEX "event_tickets_token" ON "event_tickets" USING btree ("token_id");--> statement-breakpoint
 CREATE INDEX "mcp_sessions_token" ON "mcp_sessions" USING btree ("token_hash");--> statement-breakpoint
 CREATE INDEX "mcp_sessions_seen" ON "mcp_sessions" USING btree ("last_seen_at");--> statement-breakpoint
 CREATE UNIQUE INDEX "people_space_name" ON "people" USING btree ("space_id","name");--> statement-breakpoint
+CREATE INDEX "push_devices_person" ON "push_devices" USING btree ("person_id");--> statement-breakpoint
 CREATE INDEX "uploads_unused_by_token" ON "uploads" USING btree ("token_id","stored_at","expires_at");--> statement-breakpoint
 CREATE INDEX "uploads_unused" ON "uploads" USING btree ("stored_at","expires_at");--> statement-breakpoint
 CREATE INDEX "waiting_calls_session" ON "waiting_calls" USING btree ("session_id");--> statement-breakpoint

@@ -1,37 +1,37 @@
 // Refused tokens per address, counted in the store so guessing is slowed on every replica at once:
 // one upsert counts a failure in the current window or starts a new one, whichever replica sees it.
+// The same two calls as the limiter's in-memory counts (limits/failure-limiter.ts), awaited.
 import { and, eq, gte, lt, sql } from "drizzle-orm";
-import { FAILURE_WINDOW_MS, MAX_FAILURES_PER_WINDOW } from "../../auth/rate-limit.ts";
+import { FAILURE_WINDOW_MS } from "../../limits/failure-limiter.ts";
 import type { Dialect } from "../dialect.ts";
-import type { FailureCounters } from "../store.ts";
+import type { FailureCountRecords } from "../store.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export class SqlFailureCounters implements FailureCounters {
+export class SqlFailureCounts implements FailureCountRecords {
   constructor(
     private d: Dialect,
-    private max = MAX_FAILURES_PER_WINDOW,
     private windowMs = FAILURE_WINDOW_MS,
   ) {}
 
-  async blocked(address: string, nowMs: number): Promise<boolean> {
+  async count(key: string, nowMs: number): Promise<number> {
     const { db, t } = this.d;
     const [row] = await db
       .select({ count: t.authFailures.count })
       .from(t.authFailures)
-      .where(and(eq(t.authFailures.address, address), gte(t.authFailures.since, iso(nowMs - this.windowMs))));
-    return (row?.count ?? 0) >= this.max;
+      .where(and(eq(t.authFailures.address, key), gte(t.authFailures.since, iso(nowMs - this.windowMs))));
+    return row?.count ?? 0;
   }
 
-  fail(address: string, nowMs: number): Promise<number> {
+  add(key: string, nowMs: number): Promise<number> {
     const { t } = this.d;
     const now = iso(nowMs);
-    const windowStart = iso(nowMs - this.windowMs);
-    const expired = sql`${t.authFailures.since} < ${windowStart}`;
+    const expired = sql`${t.authFailures.since} < ${iso(nowMs - this.windowMs)}`;
+    // Lost to a power cut, a count only lets a few more guesses through: not waited onto the disk.
     return this.d.lightly(async (q) => {
       const [row] = await q
         .insert(t.authFailures)
-        .values({ address, count: 1, since: now })
+        .values({ address: key, count: 1, since: now })
         .onConflictDoUpdate({
           target: t.authFailures.address,
           set: {

@@ -3,7 +3,7 @@ import type { Dialect } from "../dialect.ts";
 import type { Store } from "../store.ts";
 import { SqlAskRecords } from "./ask-records.ts";
 import { SqlCallRecords } from "./call-records.ts";
-import { SqlFailureCounters } from "./failure-counters.ts";
+import { SqlFailureCounts } from "./failure-counters.ts";
 import { SqlSessionRecords } from "./session-records.ts";
 import { SqlTaskRecords } from "./task-records.ts";
 import { SqlTicketRecords } from "./ticket-records.ts";
@@ -21,7 +21,7 @@ export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen
     calls: new SqlCallRecords(d),
     tasks: new SqlTaskRecords(d),
     tickets: new SqlTicketRecords(d),
-    failures: new SqlFailureCounters(d),
+    failures: new SqlFailureCounts(d),
     ...rest,
   };
 }

@@ -1,21 +1,31 @@
 // Upload tickets and the images stored against them, in the database itself, so every replica reads
 // every image and a ticket is spent once whichever replica the upload reaches.
-import { and, eq, inArray, isNotNull, isNull } from "drizzle-orm";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lte } from "drizzle-orm";
 import type { Dialect } from "../dialect.ts";
 import type { UploadRecords, UploadRow } from "../store.ts";
 
 export class SqlUploadRecords implements UploadRecords {
   constructor(private d: Dialect) {}
 
-  async issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "contentType" | "maxBytes" | "expiresAt">): Promise<void> {
+  async issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">): Promise<void> {
     await this.d.write((q) => q.insert(this.d.t.uploads).values(row));
+  }
+
+  async unusedHeldBy(tokenId: string, now: string): Promise<number> {
+    const { db, t } = this.d;
+    const [row] = await db
+      .select({ held: count() })
+      .from(t.uploads)
+      .where(and(eq(t.uploads.tokenId, tokenId), isNull(t.uploads.storedAt), gt(t.uploads.expiresAt, now)));
+    return Number(row?.held ?? 0);
   }
 
   async ticket(spaceId: string, tokenHash: string) {
     const { db, t } = this.d;
     const [row] = await db
-      .select({ id: t.uploads.id, contentType: t.uploads.contentType, maxBytes: t.uploads.maxBytes, expiresAt: t.uploads.expiresAt, storedAt: t.uploads.storedAt })
+      .select({ id: t.uploads.id, contentType: t.uploads.contentType, maxBytes: t.uploads.maxBytes, expiresAt: t.uploads.expiresAt, storedAt: t.uploads.storedAt, revokedAt: t.tokens.revokedAt })
       .from(t.uploads)
+      .leftJoin(t.tokens, eq(t.uploads.tokenId, t.tokens.id))
       .where(and(eq(t.uploads.spaceId, spaceId), eq(t.uploads.tokenHash, tokenHash)));
     return row;
   }
@@ -51,5 +61,10 @@ export class SqlUploadRecords implements UploadRecords {
       .from(t.uploads)
       .where(and(eq(t.uploads.spaceId, spaceId), inArray(t.uploads.id, [...new Set(ids)]), isNotNull(t.uploads.storedAt)));
     return rows.map((r) => r.id);
+  }
+
+  sweepExpired(now: string): Promise<number> {
+    const { t } = this.d;
+    return this.d.write(async (q) => (await q.delete(t.uploads).where(and(isNull(t.uploads.storedAt), lte(t.uploads.expiresAt, now))).returning({ id: t.uploads.id })).length);
   }
 }
