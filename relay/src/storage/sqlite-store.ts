@@ -14,9 +14,8 @@ const turnsByFile = new Map<string, Serial>();
 
 export function sqliteDialect(db: Db): Dialect {
   const client = db.$client;
-  const file = client.filename;
-  let turns = turnsByFile.get(file);
-  if (!turns) turnsByFile.set(file, (turns = new Serial()));
+  const turns = turnsByFile.get(client.filename) ?? new Serial();
+  turnsByFile.set(client.filename, turns);
   const q = db as unknown as Query;
   const inTransaction = async <T>(fn: (tx: Query) => Promise<T>): Promise<T> => {
     // IMMEDIATE takes the write lock at once: another process's writer waits (busy_timeout), and a
@@ -35,6 +34,8 @@ export function sqliteDialect(db: Db): Dialect {
     kind: "sqlite",
     db: q,
     t: schema,
+    // Reads do not take turns: on this connection they may see an open transaction's writes, which
+    // roll back only on an error (a lost compare-and-set writes nothing and commits).
     write: (fn) => turns.run(() => fn(q)),
     lightly: (fn) =>
       turns.run(async () => {
