@@ -279,6 +279,47 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
     });
   });
 
+  describe("web push", () => {
+    test("replicas starting at once sign with one key pair, whichever stored it first", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const [a, b] = await Promise.all([fresh.store.push.keys({ publicKey: "pub-a", privateKey: "priv-a" }, at(0)), other.push.keys({ publicKey: "pub-b", privateKey: "priv-b" }, at(0))]);
+      expect(a).toEqual(b);
+      expect(await other.push.keys({ publicKey: "pub-c", privateKey: "priv-c" }, at(1))).toEqual(a);
+    });
+
+    test("a device subscribed on one replica is pushed to from another; subscribing again renews it; it is the person's own to change", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const ada = await aPerson(fresh.store);
+      const bob = await aPerson(fresh.store, "default", "Bob");
+      const device = (id: string, endpoint: string, second: number) => ({ id, spaceId: ada.spaceId, personId: ada.person.id, endpoint, p256dh: "key", auth: "auth", name: "Laptop", loudness: '{"quiet":false}', createdAt: at(second) });
+      await fresh.store.push.saveDevice(device("dev_1", "https://push.example/1", 1), true);
+      await fresh.store.push.saveDevice(device("dev_2", "https://push.example/2", 2), true);
+      // The same endpoint again: the same device, renamed, its loudness kept unless given.
+      const renewed = await other.push.saveDevice({ ...device("dev_new", "https://push.example/1", 3), name: "Work laptop", loudness: '{"quiet":true}' }, false);
+      expect(renewed).toMatchObject({ id: "dev_1", name: "Work laptop", loudness: '{"quiet":false}', createdAt: at(1) });
+      expect((await other.push.devicesOf(ada.person.id)).map((d) => d.id)).toEqual(["dev_1", "dev_2"]);
+      expect((await other.push.devicesInSpace(ada.spaceId)).map((d) => d.id).sort()).toEqual(["dev_1", "dev_2"]);
+      expect(await other.push.setLoudness(bob.person.id, "dev_1", '{"quiet":true}')).toBeUndefined();
+      expect((await other.push.setLoudness(ada.person.id, "dev_1", '{"quiet":true}'))?.loudness).toBe('{"quiet":true}');
+      expect(await other.push.removeDevice(bob.person.id, "dev_2")).toBe(false);
+      expect(await other.push.removeDevice(ada.person.id, "dev_2")).toBe(true);
+      await fresh.store.push.pushed("dev_1", at(9));
+      expect((await other.push.devicesOf(ada.person.id))[0].lastPushAt).toBe(at(9));
+      await other.push.forgetDevice("dev_1");
+      expect(await fresh.store.push.devicesOf(ada.person.id)).toEqual([]);
+    });
+
+    test("each turn of an ask is claimed for a push once, whichever replica sees it first", async () => {
+      const fresh = await kind.fresh();
+      const replicas = [fresh.store, await fresh.another(), await fresh.another()];
+      const claims = await Promise.all(replicas.map((r) => r.push.claimNotice("ask_1", 0, at(1))));
+      expect(claims.filter(Boolean)).toEqual([true]);
+      expect(await replicas[1].push.claimNotice("ask_1", 1, at(2))).toBe(true);
+    });
+  });
+
   describe("event tickets and refused tokens", () => {
     test("an event ticket issued on one replica is redeemed once, on another; an expired one, or a revoked token's, not at all", async () => {
       const fresh = await kind.fresh();

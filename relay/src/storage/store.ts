@@ -4,7 +4,7 @@
 // written since, so every read asks the database.
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Caller, TokenKind } from "../auth/gate.ts";
-import type { mcpSessions, tasks, uploads, waitingCalls } from "./schema.ts";
+import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./schema.ts";
 
 /** An ask as stored, with what only the relay needs to know about it. */
 export interface VersionedAsk {
@@ -149,6 +149,29 @@ export interface FailureCountRecords {
   sweep(nowMs: number): Promise<void>;
 }
 
+export type DeviceRow = typeof pushDevices.$inferSelect;
+
+export interface PushRecords {
+  /** The relay's VAPID key pair: `made` is stored when there is none, and every replica gets the one stored. */
+  keys(made: { publicKey: string; privateKey: string }, at: string): Promise<{ publicKey: string; privateKey: string }>;
+  /** A person's devices, oldest first. */
+  devicesOf(personId: string): Promise<DeviceRow[]>;
+  /**
+   * Adds a device, or renews the one with its endpoint (a browser subscribing again is the same
+   * device), keeping its stored loudness unless `renewLoudness`.
+   */
+  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean): Promise<DeviceRow>;
+  setLoudness(personId: string, id: string, loudness: string): Promise<DeviceRow | undefined>;
+  /** Removes a person's device; false when they have no such device. */
+  removeDevice(personId: string, id: string): Promise<boolean>;
+  devicesInSpace(spaceId: string): Promise<DeviceRow[]>;
+  /** The push service said the subscription is gone. */
+  forgetDevice(id: string): Promise<void>;
+  pushed(id: string, at: string): Promise<void>;
+  /** Claims the push about an ask's turn: true for one claimer, on whichever replica saw it first. */
+  claimNotice(askId: string, turn: number, at: string): Promise<boolean>;
+}
+
 /** An ask changed on some replica: which, where, its version after the change, and who wrote it. */
 export interface AskChange {
   askId: string;
@@ -170,6 +193,7 @@ export interface Store {
   readonly tasks: TaskRecords;
   readonly tickets: TicketRecords;
   readonly failures: FailureCountRecords;
+  readonly push: PushRecords;
   /**
    * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
    * ask); `onReady` once listening, and again after every reconnection, when changes may have been

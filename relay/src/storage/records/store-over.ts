@@ -4,6 +4,7 @@ import type { Store } from "../store.ts";
 import { SqlAskRecords } from "./ask-records.ts";
 import { SqlCallRecords } from "./call-records.ts";
 import { SqlFailureCounts } from "./failure-counters.ts";
+import { SqlPushRecords } from "./push-records.ts";
 import { SqlSessionRecords } from "./session-records.ts";
 import { SqlTaskRecords } from "./task-records.ts";
 import { SqlTicketRecords } from "./ticket-records.ts";
@@ -22,6 +23,7 @@ export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen
     tasks: new SqlTaskRecords(d),
     tickets: new SqlTicketRecords(d),
     failures: new SqlFailureCounts(d),
+    push: new SqlPushRecords(d),
     ...rest,
   };
 }

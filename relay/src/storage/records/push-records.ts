@@ -1,0 +1,68 @@
+// Web Push: the relay's key pair, the people's devices, and which turns were pushed. In the store, so
+// every replica signs with one key, pushes to every device of a space, and pushes each turn once.
+import { and, asc, eq } from "drizzle-orm";
+import type { Dialect } from "../dialect.ts";
+import type { DeviceRow, PushRecords } from "../store.ts";
+
+/** The one row of `push_keys`. */
+const KEYS = "vapid";
+
+export class SqlPushRecords implements PushRecords {
+  constructor(private d: Dialect) {}
+
+  async keys(made: { publicKey: string; privateKey: string }, at: string) {
+    const { db, t } = this.d;
+    // Two replicas starting at once both try; the first insert wins and both read the same row.
+    await this.d.write((q) => q.insert(t.pushKeys).values({ id: KEYS, ...made, createdAt: at }).onConflictDoNothing());
+    const [row] = await db.select().from(t.pushKeys).where(eq(t.pushKeys.id, KEYS));
+    return { publicKey: row.publicKey, privateKey: row.privateKey };
+  }
+
+  devicesOf(personId: string): Promise<DeviceRow[]> {
+    const { db, t } = this.d;
+    return db.select().from(t.pushDevices).where(eq(t.pushDevices.personId, personId)).orderBy(asc(t.pushDevices.createdAt));
+  }
+
+  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean): Promise<DeviceRow> {
+    const { t } = this.d;
+    const { id, endpoint, createdAt, loudness, ...fields } = row;
+    return this.d.write(async (q) => {
+      const [saved] = await q
+        .insert(t.pushDevices)
+        .values(row)
+        .onConflictDoUpdate({ target: t.pushDevices.endpoint, set: { ...fields, ...(renewLoudness ? { loudness } : {}) } })
+        .returning();
+      return saved;
+    });
+  }
+
+  setLoudness(personId: string, id: string, loudness: string): Promise<DeviceRow | undefined> {
+    const { t } = this.d;
+    return this.d.write(async (q) => (await q.update(t.pushDevices).set({ loudness }).where(and(eq(t.pushDevices.id, id), eq(t.pushDevices.personId, personId))).returning())[0]);
+  }
+
+  removeDevice(personId: string, id: string): Promise<boolean> {
+    const { t } = this.d;
+    return this.d.write(async (q) => (await q.delete(t.pushDevices).where(and(eq(t.pushDevices.id, id), eq(t.pushDevices.personId, personId))).returning({ id: t.pushDevices.id })).length === 1);
+  }
+
+  devicesInSpace(spaceId: string): Promise<DeviceRow[]> {
+    const { db, t } = this.d;
+    return db.select().from(t.pushDevices).where(eq(t.pushDevices.spaceId, spaceId));
+  }
+
+  async forgetDevice(id: string): Promise<void> {
+    const { t } = this.d;
+    await this.d.write((q) => q.delete(t.pushDevices).where(eq(t.pushDevices.id, id)));
+  }
+
+  async pushed(id: string, at: string): Promise<void> {
+    const { t } = this.d;
+    await this.d.lightly((q) => q.update(t.pushDevices).set({ lastPushAt: at }).where(eq(t.pushDevices.id, id)));
+  }
+
+  claimNotice(askId: string, turn: number, at: string): Promise<boolean> {
+    const { t } = this.d;
+    return this.d.write(async (q) => (await q.insert(t.pushNotices).values({ askId, turn, at }).onConflictDoNothing().returning({ askId: t.pushNotices.askId })).length === 1);
+  }
+}
