@@ -61,7 +61,7 @@ const encoder = new TextEncoder();
 export class McpEndpoint {
   #sessions = new Map<string, Session>();
   #restoring = new Map<string, Promise<Session>>();
-  /** Blocking calls whose stream was primed, by session and request id, until their handler reads it. */
+  /** Blocking calls whose stream was primed, by session and request id, until their handler takes the id. */
   #primed = new Map<string, string>();
   #resumable = new Set<Resumable>();
   #sweeper: ReturnType<typeof setInterval>;
@@ -185,8 +185,8 @@ export class McpEndpoint {
   }
 
   /**
-   * A blocking tool call from a client that can resume streams gets a durable record before its
-   * stream opens; the stream's first event carries the record's id.
+   * A blocking tool call from a client that can resume streams gets an id for its durable record
+   * (written by the tool once its ask is open); the stream's first event carries it.
    */
   private prime(session: Session, request: Request, body: unknown): string | undefined {
     if (request.method !== "POST" || !body || typeof body !== "object" || Array.isArray(body)) return undefined;
@@ -195,7 +195,6 @@ export class McpEndpoint {
     if (TOOLS_BY_NAME.get(m.params?.name as any)?.kind !== "blocking") return undefined;
     if ((request.headers.get("mcp-protocol-version") ?? "") < RESUMABLE_PROTOCOL) return undefined;
     const callId = newId("cal");
-    this.relay.waiting.calls.insert({ id: callId, sessionId: session.id, requestId: JSON.stringify(m.id), tool: String(m.params!.name), createdAt: this.relay.clock.now() });
     this.#primed.set(primedKey(session.id, m.id), callId);
     return callId;
   }
@@ -260,24 +259,19 @@ export class McpEndpoint {
         void (async () => {
           try {
             let result: CallToolResult;
-            if (!record.askId) {
-              // The relay stopped after the stream opened and before the tool opened its ask.
-              result = toolError(problem("call.unknown", "The relay restarted before this call began: call the tool again with the same input."));
-            } else {
-              try {
-                const reply = await waiting.follow(caller, record.askId, {
-                  from: record.fromTurn,
-                  signal: stop.signal,
-                  budgetMs: config.waitBudgetMs,
-                  progressEveryMs: config.progressEveryMs,
-                  onProgress: progressToken === undefined ? undefined : (ms) => send({ jsonrpc: "2.0", ...progress(progressToken, ms) }, `${callId}:${++n}`),
-                });
-                result = toolResult(reply);
-              } catch (e) {
-                // Dropped or handed over: the client resumes again, from the same record.
-                if (stop.signal.aborted) return;
-                result = toolError(e);
-              }
+            try {
+              const reply = await waiting.follow(caller, record.askId!, {
+                from: record.fromTurn,
+                signal: stop.signal,
+                budgetMs: config.waitBudgetMs,
+                progressEveryMs: config.progressEveryMs,
+                onProgress: progressToken === undefined ? undefined : (ms) => send({ jsonrpc: "2.0", ...progress(progressToken, ms) }, `${callId}:${++n}`),
+              });
+              result = toolResult(reply);
+            } catch (e) {
+              // Dropped or handed over: the client resumes again, from the same record.
+              if (stop.signal.aborted) return;
+              result = toolError(e);
             }
             send({ jsonrpc: "2.0", id: requestId, result } as JSONRPCMessage, `${callId}:done`);
           } catch {

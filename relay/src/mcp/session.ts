@@ -52,6 +52,7 @@ export function createMcpServer(services: McpServices, caller: Caller, callOf: C
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<any> => {
     const tool = TOOLS_BY_NAME.get(request.params.name as any);
     const asTask = request.params.task;
+    const callId = callOf(extra.sessionId, extra.requestId);
     if (!tool) {
       // An isError result, as the SDK's McpServer gives, so the model reads which tools there are.
       const refused = unknownTool(request.params.name);
@@ -82,8 +83,18 @@ export function createMcpServer(services: McpServices, caller: Caller, callOf: C
     if (asTask) return { task: taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
 
     const progressToken = request.params._meta?.progressToken;
-    const callId = callOf(extra.sessionId, extra.requestId);
-    if (callId) waiting.calls.start(callId, askId, from, progressToken === undefined ? null : JSON.stringify(progressToken));
+    if (callId && extra.sessionId) {
+      waiting.calls.insert({
+        id: callId,
+        sessionId: extra.sessionId,
+        requestId: JSON.stringify(extra.requestId),
+        tool: tool.name,
+        askId,
+        fromTurn: from,
+        progressToken: progressToken === undefined ? null : JSON.stringify(progressToken),
+        createdAt: services.clock.now(),
+      });
+    }
     try {
       const reply = await waiting.follow(caller, askId, {
         from,

@@ -1,7 +1,7 @@
 // Blocking tool calls on disk, so a stream cut by a crash, a restart or a dropped connection can be
 // resumed (`Last-Event-ID`) by any relay process, which then follows the same ask from the same turn
-// and answers the same JSON-RPC request. Written without waiting for the disk, like a new ask: nobody
-// has been told anything yet, and the reply's durable commit carries the record to disk with it.
+// and answers the same JSON-RPC request. Written without waiting for the disk, like a new ask: the
+// agent has not been answered yet, and the reply's durable commit carries the record to disk with it.
 import { eq, lt, sql } from "drizzle-orm";
 import { lightly, type Db } from "./db.ts";
 import { waitingCalls } from "./schema.ts";
@@ -10,30 +10,29 @@ export type CallRow = typeof waitingCalls.$inferSelect;
 
 export class WaitingCalls {
   #insert;
-  #start;
   #byId;
 
   constructor(private db: Db) {
     const p = sql.placeholder;
     this.#insert = db
       .insert(waitingCalls)
-      .values({ id: p("id"), sessionId: p("sessionId"), requestId: p("requestId"), tool: p("tool"), createdAt: p("createdAt") })
-      .prepare();
-    this.#start = db
-      .update(waitingCalls)
-      .set({ askId: sql`${p("askId")}`, fromTurn: sql`${p("fromTurn")}`, progressToken: sql`${p("progressToken")}` })
-      .where(eq(waitingCalls.id, p("id")))
+      .values({
+        id: p("id"),
+        sessionId: p("sessionId"),
+        requestId: p("requestId"),
+        tool: p("tool"),
+        askId: p("askId"),
+        fromTurn: p("fromTurn"),
+        progressToken: p("progressToken"),
+        createdAt: p("createdAt"),
+      })
       .prepare();
     this.#byId = db.select().from(waitingCalls).where(eq(waitingCalls.id, p("id"))).prepare();
   }
 
-  insert(row: Pick<CallRow, "id" | "sessionId" | "requestId" | "tool" | "createdAt">): void {
+  /** Records a call once its tool has opened or found its ask: which ask, from which turn. */
+  insert(row: CallRow): void {
     lightly(this.db, () => this.#insert.run(row));
-  }
-
-  /** Records which ask the call follows, from which turn, once its tool has opened or found it. */
-  start(id: string, askId: string, fromTurn: number, progressToken: string | null): void {
-    lightly(this.db, () => this.#start.run({ id, askId, fromTurn, progressToken }));
   }
 
   get(id: string): CallRow | undefined {
