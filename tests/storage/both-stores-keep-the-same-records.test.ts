@@ -229,10 +229,11 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
     test("a waiting call recorded by one replica resumes on another from the recorded turn, and is forgotten with its session", async () => {
       const fresh = await kind.fresh();
       const other = await fresh.another();
-      await fresh.store.calls.insert({ id: "cal_1", sessionId: "s1", requestId: "7", tool: "ask_question", createdAt: at(1) });
-      await fresh.store.calls.insert({ id: "cal_2", sessionId: "s2", requestId: '"x"', tool: "request_review", createdAt: at(2) });
-      await fresh.store.calls.insert({ id: "cal_3", sessionId: "s3", requestId: "9", tool: "ask_question", createdAt: at(9) });
-      await fresh.store.calls.start("cal_1", "ask_1", 2, '"progress-1"');
+      const call = (id: string, sessionId: string, requestId: string, second: number) =>
+        ({ id, sessionId, requestId, tool: "ask_question", askId: "ask_1", fromTurn: 0, progressToken: null, createdAt: at(second) });
+      await fresh.store.calls.insert({ ...call("cal_1", "s1", "7", 1), fromTurn: 2, progressToken: '"progress-1"' });
+      await fresh.store.calls.insert(call("cal_2", "s2", '"x"', 2));
+      await fresh.store.calls.insert(call("cal_3", "s3", "9", 9));
       expect(await other.calls.get("cal_1")).toEqual({ id: "cal_1", sessionId: "s1", requestId: "7", tool: "ask_question", askId: "ask_1", fromTurn: 2, progressToken: '"progress-1"', createdAt: at(1) });
       await other.calls.deleteForSessions(["s1"]);
       expect(await fresh.store.calls.get("cal_1")).toBeUndefined();

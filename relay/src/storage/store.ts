@@ -102,9 +102,8 @@ export interface SessionRecords {
 export type CallRow = typeof waitingCalls.$inferSelect;
 
 export interface CallRecords {
-  insert(row: Pick<CallRow, "id" | "sessionId" | "requestId" | "tool" | "createdAt">): Promise<void>;
-  /** Records which ask the call follows, from which turn, once its tool has opened or found it. */
-  start(id: string, askId: string, fromTurn: number, progressToken: string | null): Promise<void>;
+  /** Records a call once its tool has opened or found its ask: which ask, from which turn. */
+  insert(row: CallRow): Promise<void>;
   get(id: string): Promise<CallRow | undefined>;
   /** Forgets calls begun before `before`; returns how many. */
   deleteBefore(before: string): Promise<number>;

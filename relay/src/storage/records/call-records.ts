@@ -1,6 +1,6 @@
 // Blocking tool calls, so a stream cut by a crash, a restart or a lost replica is resumed
 // (`Last-Event-ID`) by whichever replica the reconnection reaches. Written without waiting for the
-// disk: nobody has been told anything yet, and the reply's durable commit carries them with it.
+// disk: the agent has not been answered yet, and the reply's durable commit carries them with it.
 import { eq, inArray, lt } from "drizzle-orm";
 import type { Dialect } from "../dialect.ts";
 import type { CallRecords, CallRow } from "../store.ts";
@@ -8,13 +8,8 @@ import type { CallRecords, CallRow } from "../store.ts";
 export class SqlCallRecords implements CallRecords {
   constructor(private d: Dialect) {}
 
-  async insert(row: Pick<CallRow, "id" | "sessionId" | "requestId" | "tool" | "createdAt">): Promise<void> {
+  async insert(row: CallRow): Promise<void> {
     await this.d.lightly((q) => q.insert(this.d.t.waitingCalls).values(row));
-  }
-
-  async start(id: string, askId: string, fromTurn: number, progressToken: string | null): Promise<void> {
-    const { t } = this.d;
-    await this.d.lightly((q) => q.update(t.waitingCalls).set({ askId, fromTurn, progressToken }).where(eq(t.waitingCalls.id, id)));
   }
 
   async get(id: string): Promise<CallRow | undefined> {
