@@ -25,10 +25,21 @@ describe("the contract", () => {
     expect(stale).toEqual([]);
   });
 
-  test("revision 2 lists both revisions while revision 1 lists only itself", () => {
+  test("each revision lists itself and its elders, never a later one", () => {
     const enumOf = (rev: string) => JSON.parse(docs.get(rev)!).components.schemas.Revisions.enum;
     expect(enumOf("1")).toEqual(["1"]);
     expect(enumOf("2")).toEqual(["1", "2"]);
+    expect(enumOf("3")).toEqual(["1", "2", "3"]);
+  });
+
+  test("line comments are revision 3's alone: revisions 1 and 2 still require feedback and know no comments", () => {
+    const schemas = (rev: string) => JSON.parse(docs.get(rev)!).components.schemas;
+    for (const rev of ["1", "2"]) {
+      expect([rev, schemas(rev).ReviewComment, schemas(rev).ChangesRequested.required]).toEqual([rev, undefined, ["outcome", "feedback"]]);
+      expect(schemas(rev).Approved.properties.comments).toBeUndefined();
+    }
+    expect(schemas("3").ChangesRequested.required).toEqual(["outcome"]);
+    expect(Object.keys(schemas("3").ReviewComment.properties)).toEqual(["block", "file", "side", "line", "body"]);
   });
 
   test("changing one doc comment is caught as a change to a shipped revision", () => {

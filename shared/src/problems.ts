@@ -44,6 +44,10 @@ export const PROBLEMS = {
   "reply.point_twice": { status: 422, message: "Name each point at most once." },
   "reply.point_resolved": { status: 422, message: "That point is already resolved." },
   "reply.point_empty": { status: 422, message: "Each point you name needs words or to be marked resolved." },
+  "comment.unknown_block": { status: 422, message: "A comment names a content block the review does not have." },
+  "comment.unknown_file": { status: 422, message: "A comment names a file the diff does not have." },
+  "comment.unknown_line": { status: 422, message: "A comment names a line that does not exist in its block." },
+  "comment.misplaced": { status: 422, message: "A comment's anchor does not fit its block: a diff line takes `file`, `side` and `line`, a code line `line`, a markdown or image block none." },
   "reply.nothing_to_answer": { status: 422, message: "Resolve every point, or write on at least one you leave open, so the agent has something to answer." },
 
   // an agent's answer

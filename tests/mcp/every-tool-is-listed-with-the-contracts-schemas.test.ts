@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { REVISION } from "@loopback/shared/generated/revision";
 import { standalone, type Components } from "../../shared/gen/emit.ts";
 import { ROOT } from "../support/relay-process.ts";
 import { scene, type Scene } from "./scene.ts";
@@ -17,7 +18,8 @@ const SHAPES: Record<string, { input: string; output: string; blocking: boolean 
   get_inbox_link: { input: "InboxRequest", output: "InboxLink", blocking: false },
 };
 
-const frozen: Components = JSON.parse(readFileSync(join(ROOT, "revisions/openapi.2.json"), "utf8")).components.schemas;
+// MCP serves the newest revision's shapes: a client reads them from tools/list, whatever it was built for.
+const frozen: Components = JSON.parse(readFileSync(join(ROOT, `revisions/openapi.${REVISION}.json`), "utf8")).components.schemas;
 
 let s: Scene;
 beforeAll(async () => {
@@ -25,7 +27,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.dispose());
 
-test("tools/list serves every tool with the frozen revision 2's input and output schemas, self-contained", async () => {
+test("tools/list serves every tool with the newest frozen revision's input and output schemas, self-contained", async () => {
   const { tools } = await s.agent.client.listTools();
   expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(SHAPES).sort());
   for (const tool of tools) {

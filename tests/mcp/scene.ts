@@ -1,8 +1,9 @@
 // What the MCP tests share: the common scene (tests/support/scene.ts) with the agent connected as
-// Claude Code, and ways to read a tool's results against the frozen revision 2.
+// Claude Code, and ways to read a tool's results against the newest frozen revision, which MCP serves.
 import { expect } from "bun:test";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolReply } from "@loopback/shared/generated/types";
+import { REVISION } from "@loopback/shared/generated/revision";
 import { PROBLEMS, type ProblemCode } from "@loopback/shared/problems";
 import { Agent } from "../support/agent.ts";
 import { assertShape } from "../support/contract.ts";
@@ -17,10 +18,10 @@ const CLAUDE_CODE = { name: "claude-code", version: "2.1.0" };
 /** A relay with the person "ada" and her agent, connected as `claude-code 2.1.0`. */
 export const scene = (env: Record<string, string> = {}): Promise<Scene> => relayScene({ env, client: CLAUDE_CODE });
 
-/** The ToolReply a blocking call returned, checked against the frozen revision 2. */
+/** The ToolReply a blocking call returned, checked against the newest frozen revision. */
 export function toolReply(result: CallToolResult): ToolReply {
   if (result.isError) throw new Error(`tool refused: ${JSON.stringify(result.content)}`);
-  assertShape("2", "ToolReply", result.structuredContent);
+  assertShape(REVISION, "ToolReply", result.structuredContent);
   // The same JSON as text, for clients that read only `content`.
   expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
   return result.structuredContent as unknown as ToolReply;

@@ -78,13 +78,13 @@ test("a ticket is refused once a minute has passed since it was issued", () => {
   const start = Date.now();
   try {
     setSystemTime(start);
-    const older = book.issue(caller);
+    const older = book.issue(caller, "2");
     expect(Date.parse(older.expiresAt)).toBe(start + TICKET_TTL_MS);
     setSystemTime(start + 1000);
-    const newer = book.issue(caller);
+    const newer = book.issue(caller, "2");
     setSystemTime(start + TICKET_TTL_MS + 1);
     expect(book.redeem(older.ticket)).toBeUndefined();
-    expect(book.redeem(newer.ticket)).toEqual(caller);
+    expect(book.redeem(newer.ticket)).toEqual({ caller, revision: "2" });
     expect(book.redeem(newer.ticket)).toBeUndefined();
   } finally {
     setSystemTime();

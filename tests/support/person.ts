@@ -2,6 +2,7 @@
 // with every JSON answer checked against the frozen contract.
 import WebSocket from "ws";
 import type { Ask, ServerEvent } from "@loopback/shared/generated/types";
+import { REVISIONS } from "@loopback/shared/generated/revision";
 import { assertResponse, assertShape, declaresJson } from "./contract.ts";
 
 /** The contract path template an API path matches, for looking up its declared responses. */
@@ -22,15 +23,29 @@ export interface ApiAnswer<T = any> {
   headers: Headers;
 }
 
+/** The frozen revision a request's answer must fit: the one it names, or revision 1 when it names none. */
+function revisionRead(headers: Record<string, string>): string {
+  const named = headers["Loopback-Revision"];
+  return named && (REVISIONS as readonly string[]).includes(named) ? named : "1";
+}
+
 export class Person {
   constructor(
     readonly baseUrl: string,
     readonly token: string,
+    /** The revision this client names on every request (`Loopback-Revision`), or none, as revision 1's clients. */
+    readonly revision?: string,
   ) {}
 
-  /** Calls the API and checks a JSON answer against the first revision that has the route, when it declares one. */
+  /** The same person through a client that names `revision` on its requests. */
+  reading(revision: string): Person {
+    return new Person(this.baseUrl, this.token, revision);
+  }
+
+  /** Calls the API and checks a JSON answer against the revision the client reads, when the contract declares it. */
   async api<T = any>(method: string, path: string, init: { body?: unknown; raw?: BodyInit; headers?: Record<string, string>; token?: string | null } = {}): Promise<ApiAnswer<T>> {
-    const headers: Record<string, string> = { ...init.headers };
+    const headers: Record<string, string> = { ...(this.revision && { "Loopback-Revision": this.revision }), ...init.headers };
+    const rev = revisionRead(headers);
     const token = init.token === undefined ? this.token : init.token;
     if (token) headers.Authorization = `Bearer ${token}`;
     if (init.body !== undefined) headers["Content-Type"] ??= "application/json";
@@ -43,9 +58,10 @@ export class Person {
     const body = type.includes("application/json") ? await res.json() : await res.arrayBuffer();
     if (type.includes("application/json")) {
       // Every JSON answer is either what the contract declares for it, or a Problem.
-      const revision = path.startsWith("/push") ? "3" : "1";
-      if (declaresJson(revision, method, template(path), res.status)) assertResponse(revision, method, template(path), res.status, body);
-      else assertShape(revision, "Problem", body);
+      // A route only a later revision has is checked against the first revision that has it.
+      const checked = path.startsWith("/push") && Number(rev) < 3 ? "3" : rev;
+      if (declaresJson(checked, method, template(path), res.status)) assertResponse(checked, method, template(path), res.status, body);
+      else assertShape(checked, "Problem", body);
     }
     return { status: res.status, body: body as T, headers: res.headers };
   }
@@ -61,7 +77,7 @@ export class Person {
   /** Opens the event socket with a fresh ticket; frames are checked against the contract. */
   async socket(validate = true): Promise<EventSocket> {
     const { body } = await this.api("POST", "/events/tickets");
-    return EventSocket.open(this.baseUrl, ["loopback.v1", `loopback.ticket.${body.ticket}`], undefined, validate);
+    return EventSocket.open(this.baseUrl, ["loopback.v1", `loopback.ticket.${body.ticket}`], undefined, validate, this.revision ?? "1");
   }
 }
 
@@ -76,10 +92,11 @@ export class EventSocket {
   private constructor(
     readonly ws: WebSocket,
     validate: boolean,
+    revision: string,
   ) {
     ws.on("message", (data) => {
       const frame = JSON.parse(String(data));
-      if (validate) assertShape("1", "ServerEvent", frame);
+      if (validate) assertShape(revision, "ServerEvent", frame);
       this.frames.push(frame);
       for (const w of this.#waiters.splice(0)) w();
     });
@@ -90,11 +107,11 @@ export class EventSocket {
     });
   }
 
-  /** `validate: false` skips the contract check, for benchmarks that time the frames. */
-  static open(baseUrl: string, protocols: string[], headers?: Record<string, string>, validate = true): Promise<EventSocket> {
+  /** `validate: false` skips the contract check, for benchmarks that time the frames; frames are checked against `revision`. */
+  static open(baseUrl: string, protocols: string[], headers?: Record<string, string>, validate = true, revision = revisionRead(headers ?? {})): Promise<EventSocket> {
     const ws = new WebSocket(`${baseUrl.replace(/^http/, "ws")}/api/v1/events`, protocols, { headers });
     return new Promise((resolve, reject) => {
-      const socket = new EventSocket(ws, validate);
+      const socket = new EventSocket(ws, validate, revision);
       ws.once("open", () => resolve(socket));
       ws.once("unexpected-response", (_req, res) => reject(Object.assign(new Error(`refused: ${res.statusCode}`), { status: res.statusCode })));
       ws.once("error", reject);

@@ -38,8 +38,5 @@ export function planFiles(files: DiffFile[], fallbackName?: string): DiffFileVie
   });
 }
 
-/** A diff that is only hunks, with no file headers, gets them so the parser sees a file. */
-export function withHeaders(diff: string, filename = "file"): string {
-  if (/^(diff --git |--- )/m.test(diff)) return diff;
-  return `--- a/${filename}\n+++ b/${filename}\n${diff}`;
-}
+// One reading of a diff's headers for the inbox and the relay, which checks comments against it.
+export { withHeaders } from "@loopback/shared/ask-rules/diff-lines";

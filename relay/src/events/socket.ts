@@ -3,11 +3,14 @@
 // inboxes are open, and a consumer too slow to keep up is closed rather than buffered for.
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { SnapshotEvent } from "@loopback/shared/generated/types";
+import { REVISIONS } from "@loopback/shared/generated/revision";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
+import { clientRevision } from "../http/revision-headers.ts";
 import type { Relay } from "../relay.ts";
+import { downgradeEvent } from "../revisions/downgrade.ts";
 
 export const SUBPROTOCOL = "loopback.v1";
 const TICKET_PREFIX = "loopback.ticket.";
@@ -19,10 +22,13 @@ export const BACKPRESSURE_LIMIT_BYTES = 8 * 1024 * 1024;
 
 export interface SocketData {
   caller: Caller;
+  /** The revision this client reads: every frame it is sent is of that revision. */
+  revision: string;
   frames: { count: number; since: number };
 }
 
-const topic = (spaceId: string) => `space:${spaceId}`;
+// One topic per space and revision, so a change is serialized once per revision some inbox reads.
+const topic = (spaceId: string, revision: string) => `space:${spaceId}:r${revision}`;
 
 /** Authenticates an upgrade request, or answers it with a refusal before any upgrade happens. */
 export function upgradeEvents(relay: Relay, request: Request, server: Server<SocketData>, address: string, headers: Record<string, string>): Response | undefined {
@@ -32,16 +38,19 @@ export function upgradeEvents(relay: Relay, request: Request, server: Server<Soc
     assertAllowedOrigin(request, relay.config);
     if (!offered.includes(SUBPROTOCOL)) throw problem("ticket.invalid", `Offer the subprotocol ${SUBPROTOCOL}.`);
     const ticket = offered.find((p) => p.startsWith(TICKET_PREFIX));
-    let caller: Caller | undefined;
+    let caller: Caller;
+    let revision: string;
     if (ticket) {
-      caller = relay.tickets.redeem(ticket.slice(TICKET_PREFIX.length));
+      const redeemed = relay.tickets.redeem(ticket.slice(TICKET_PREFIX.length));
       // Revoked by another process since it was issued: the store knows before the watch does.
-      if (!caller || relay.gate.revokedAmong([caller.tokenId]).length) throw problem("ticket.invalid");
+      if (!redeemed || relay.gate.revokedAmong([redeemed.caller.tokenId]).length) throw problem("ticket.invalid");
+      ({ caller, revision } = redeemed);
     } else {
       caller = relay.authenticate(request.headers.get("authorization"), address);
+      revision = clientRevision(request);
     }
     const ok = server.upgrade(request, {
-      data: { caller, frames: { count: 0, since: Date.now() } },
+      data: { caller, revision, frames: { count: 0, since: Date.now() } },
       headers: { "Sec-WebSocket-Protocol": SUBPROTOCOL, ...headers },
     });
     if (!ok) throw problem("route.not_found", "This address takes WebSocket upgrades.");
@@ -65,7 +74,10 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
   relay.bus.listen((spaceId, event) => {
     const srv = server();
     // Serialized only when some inbox of that space listens: an ask can be large.
-    if (srv.subscriberCount(topic(spaceId)) > 0) srv.publish(topic(spaceId), JSON.stringify(event));
+    for (const revision of REVISIONS) {
+      const t = topic(spaceId, revision);
+      if (srv.subscriberCount(t) > 0) srv.publish(t, JSON.stringify(downgradeEvent(event, revision)));
+    }
   });
   return {
     maxPayloadLength: MAX_CLIENT_FRAME_BYTES,
@@ -78,9 +90,9 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       const id = ws.data.caller.tokenId;
       byToken.set(id, (byToken.get(id) ?? new Set()).add(ws));
       // Subscribing and sending the snapshot in one turn means no change can fall between them.
-      ws.subscribe(topic(ws.data.caller.spaceId));
+      ws.subscribe(topic(ws.data.caller.spaceId, ws.data.revision));
       const first: SnapshotEvent = { type: "snapshot", snapshot: relay.asks.snapshot(ws.data.caller) };
-      ws.send(JSON.stringify(first));
+      ws.send(JSON.stringify(downgradeEvent(first, ws.data.revision)));
     },
     close(ws) {
       const id = ws.data.caller.tokenId;

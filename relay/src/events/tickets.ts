@@ -10,28 +10,29 @@ import { assertUnderCap } from "../limits/per-token-cap.ts";
 export const TICKET_TTL_MS = DEFAULT_EVENT_TICKET_TTL_S * 1000;
 
 export class TicketBook {
-  #byHash = new Map<string, { caller: Caller; expires: number }>();
+  #byHash = new Map<string, { caller: Caller; revision: string; expires: number }>();
 
   constructor(private limits: { ttlMs: number; maxPerToken: number } = { ttlMs: TICKET_TTL_MS, maxPerToken: DEFAULT_MAX_EVENT_TICKETS }) {}
 
-  issue(caller: Caller): EventTicket {
+  /** A ticket for `caller`, whose socket then speaks the revision the client named when asking for it. */
+  issue(caller: Caller, revision: string): EventTicket {
     this.sweep();
     let held = 0;
     for (const e of this.#byHash.values()) if (e.caller.tokenId === caller.tokenId) held++;
     assertUnderCap({ code: "ticket.too_many", max: this.limits.maxPerToken, env: "LOOPBACK_MAX_EVENT_TICKETS" }, held);
     const ticket = newSecret("tkt");
     const expires = Date.now() + this.limits.ttlMs;
-    this.#byHash.set(hashSecret(ticket), { caller, expires });
+    this.#byHash.set(hashSecret(ticket), { caller, revision, expires });
     return { ticket, expiresAt: new Date(expires).toISOString() };
   }
 
-  /** The caller a ticket was issued to, once; afterwards, or once expired, nothing. */
-  redeem(ticket: string): Caller | undefined {
+  /** The caller a ticket was issued to and the revision it reads, once; afterwards, or once expired, nothing. */
+  redeem(ticket: string): { caller: Caller; revision: string } | undefined {
     const key = hashSecret(ticket);
     const entry = this.#byHash.get(key);
     this.#byHash.delete(key);
     if (!entry || entry.expires < Date.now()) return undefined;
-    return entry.caller;
+    return { caller: entry.caller, revision: entry.revision };
   }
 
   /** Forgets every ticket of these tokens (they were revoked). */

@@ -1,5 +1,5 @@
 // Every response names the code that answered it; a client newer than the relay is told to reload.
-import { REVISION } from "@loopback/shared/generated/revision";
+import { REVISION, REVISIONS } from "@loopback/shared/generated/revision";
 import { problem } from "@loopback/shared/problems";
 
 export const revisionHeaders = (build: string) => ({ "Loopback-Revision": REVISION, "Loopback-Build": build });
@@ -10,4 +10,14 @@ export function assertNotNewer(request: Request): void {
   if (Number.isInteger(theirs) && theirs > Number(REVISION)) {
     throw problem("reload", `Your client writes revision ${theirs}; this relay writes ${REVISION}.`);
   }
+}
+
+/**
+ * The revision a client reads, which the relay answers in: the one it names in `Loopback-Revision`.
+ * A client that names none, or one unknown here, is read as revision 1's: revision 1 never asked
+ * clients to name theirs, so it is the one such a client can be counted on to read.
+ */
+export function clientRevision(request: Request): string {
+  const theirs = request.headers.get("loopback-revision")?.trim();
+  return theirs && (REVISIONS as readonly string[]).includes(theirs) ? theirs : REVISIONS[0];
 }

@@ -7,7 +7,8 @@ import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
 import type { Relay } from "../relay.ts";
 import { readBody } from "../read-capped.ts";
 import { problemResponse } from "./problem-response.ts";
-import { assertNotNewer, revisionHeaders } from "./revision-headers.ts";
+import { downgradeAsk, downgradePage, downgradeSnapshot } from "../revisions/downgrade.ts";
+import { assertNotNewer, clientRevision, revisionHeaders } from "./revision-headers.ts";
 
 const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(100));
 // Stored times are compared as text, so `before` is first brought to their exact form (UTC, milliseconds).
@@ -56,25 +57,25 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
       ({ request, set }) => {
         const c = caller(request);
         set.status = 201;
-        return relay.tickets.issue(c);
+        return relay.tickets.issue(c, clientRevision(request));
       },
       { parse: "none" },
     )
-    .get("/snapshot", ({ request }) => relay.asks.snapshot(caller(request)))
+    .get("/snapshot", ({ request }) => downgradeSnapshot(relay.asks.snapshot(caller(request)), clientRevision(request)))
     .get("/asks", ({ request, query }) => {
       const c = caller(request);
       const limit = query.limit === undefined ? undefined : v.safeParse(Limit, query.limit);
       const before = query.before === undefined ? undefined : v.safeParse(Before, query.before);
       if (limit && !limit.success) throw problem("query.invalid", "`limit` must be a whole number from 1 to 100.");
       if (before && !before.success) throw problem("query.invalid", "`before` must be a date-time such as 2026-01-31T12:00:00.000Z.");
-      return relay.asks.history(c, limit?.output, before?.output);
+      return downgradePage(relay.asks.history(c, limit?.output, before?.output), clientRevision(request));
     })
-    .get("/asks/:id", ({ request, params }) => relay.asks.get(caller(request), params.id))
+    .get("/asks/:id", ({ request, params }) => downgradeAsk(relay.asks.get(caller(request), params.id), clientRevision(request)))
     .post(
       "/asks/:id/reply",
       async ({ request, params }) => {
         const c = caller(request);
-        return relay.asks.reply(c, params.id, await readJson(request));
+        return downgradeAsk(relay.asks.reply(c, params.id, await readJson(request)), clientRevision(request));
       },
       { parse: "none" },
     )

@@ -4,7 +4,10 @@ import { REVISION, REVISIONS } from "@loopback/shared/generated/revision";
 
 type Step = (json: any) => any;
 
-/** `STEPS[r]` upgrades a message of revision r to revision r+1. Revisions 2 and 3 changed no stored shape. */
+/**
+ * `STEPS[r]` upgrades a message of revision r to revision r+1. Revisions 2 and 3 only added to the
+ * shapes (revision 3 made `feedback` optional), so every older message is already a newer one.
+ */
 const OPENING_STEPS: Record<string, Step> = { "1": (j) => j, "2": (j) => j };
 const ENTRY_STEPS: Record<string, Step> = { "1": (j) => j, "2": (j) => j };
 

@@ -1,5 +1,6 @@
 import type { Answered, Ask, AskKind, BriefingAsk, QuestionPrompt, Reply, Responded } from "../generated/types.ts";
 import { problem, type LoopbackProblem } from "../problems.ts";
+import { checkComments } from "./check-comments.ts";
 import { allPoints, leftToAnswer, openPoints } from "./briefing-points.ts";
 import { hasWords } from "./has-words.ts";
 import { whoseMove } from "./whose-move.ts";
@@ -36,7 +37,14 @@ export function checkReply(ask: Ask, reply: Reply): LoopbackProblem | null {
   }
   if (reply.outcome === "answered" && ask.kind === "question") return checkAnswered(ask.prompt, reply);
   if (reply.outcome === "responded" && ask.kind === "briefing") return checkResponded(ask, reply);
-  if (reply.outcome === "changes_requested" && !hasWords(reply.feedback)) return problem("reply.empty", "Say what to change.");
+  if (reply.outcome === "approved" || reply.outcome === "changes_requested") {
+    if (ask.kind !== "review") return problem("reply.wrong_kind");
+    const refused = checkComments(ask.prompt.content, reply.comments);
+    if (refused) return refused;
+  }
+  if (reply.outcome === "changes_requested" && !hasWords(reply.feedback) && !reply.comments?.length) {
+    return problem("reply.empty", "Say what to change, overall or in a comment on a line.");
+  }
   if (reply.outcome === "follow_up" && !hasWords(reply.question)) return problem("reply.empty", "Say what you are asking.");
   return null;
 }

@@ -53,3 +53,36 @@ export const agentAnswers = (ask: BriefingAsk, answers: PointAnswer[], minute = 
 
 export const agentAnswersFollowUp = <A extends QuestionAsk | ReviewAsk>(ask: A, answer = "Because the freeze starts Monday.", minute = 2): A =>
   applyFollowUpAnswer(ask, { askId: ask.id, answer }, at(minute));
+
+// Two files: a.ts changes lines 2-3 (old) into 2-4 (new); b.ts is deleted.
+export const DIFF_OF_TWO_FILES = [
+  "diff --git a/src/a.ts b/src/a.ts",
+  "--- a/src/a.ts",
+  "+++ b/src/a.ts",
+  "@@ -1,3 +1,4 @@",
+  " const a = 1;",
+  "-const b = 2;",
+  "+const b = 3;",
+  "+const c = 4;",
+  " export { a };",
+  "diff --git a/old.txt b/old.txt",
+  "deleted file mode 100644",
+  "--- a/old.txt",
+  "+++ /dev/null",
+  "@@ -1,2 +0,0 @@",
+  "-one",
+  "-two",
+  "",
+].join("\n");
+
+/** A review of a markdown block, a code block, the diff of two files, a diff of hunks only and an image. */
+export const aReviewOfEveryBlock = (): ReviewAsk =>
+  aReview({
+    content: [
+      { type: "markdown", text: "The plan." },
+      { type: "code", code: "select 1;\nselect 2;\nselect 3;", language: "sql", filename: "q.sql" },
+      { type: "diff", diff: DIFF_OF_TWO_FILES },
+      { type: "diff", diff: "@@ -1 +1 @@\n-x\n+y\n", filename: "bare.txt" },
+      { type: "image", uploadId: "upl_1" },
+    ],
+  });

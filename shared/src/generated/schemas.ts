@@ -28,8 +28,18 @@ export const AgentEntry = v.strictObject({ author: v.literal("agent"), answer: v
 /** An answer to a question: the choices picked, words of their own, or both. */
 export const Answered = v.strictObject({ outcome: v.literal("answered"), selected: v.array(v.string()), text: v.optional(v.string()) });
 
+/** Which side of a diff a line is on: as it was (`old`, a removed line), or as it is now (`new`). */
+export const DiffSide = v.picklist(["old","new"]);
+
+/**
+ * The person's comment on one part of a review, as on a pull request: on one content block, and on a
+ * code or diff block on one line of it. A diff line is named by its file, its side and that side's
+ * line number; a code line by its number; a markdown or image block is commented on as a whole.
+ */
+export const ReviewComment = v.strictObject({ block: v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(2147483647)), file: v.optional(v.pipe(v.string(), v.minLength(1))), side: v.optional(DiffSide), line: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2147483647))), body: v.pipe(v.string(), v.minLength(1), v.maxLength(20000)) });
+
 /** A review approved, with an optional note. */
-export const Approved = v.strictObject({ outcome: v.literal("approved"), note: v.optional(v.string()) });
+export const Approved = v.strictObject({ outcome: v.literal("approved"), note: v.optional(v.string()), comments: v.optional(v.pipe(v.array(ReviewComment), v.maxLength(100))) });
 
 /** A choice offered with a question. */
 export const Choice = v.strictObject({ label: v.pipe(v.string(), v.minLength(1), v.maxLength(80)), description: v.optional(v.string()) });
@@ -41,7 +51,7 @@ export const QuestionPrompt = v.strictObject({ question: v.string(), options: v.
 export const AskStatus = v.picklist(["awaiting_human","awaiting_agent","closed"]);
 
 /** A review sent back with feedback. */
-export const ChangesRequested = v.strictObject({ outcome: v.literal("changes_requested"), feedback: v.pipe(v.string(), v.minLength(1)) });
+export const ChangesRequested = v.strictObject({ outcome: v.literal("changes_requested"), feedback: v.optional(v.pipe(v.string(), v.minLength(1))), comments: v.optional(v.pipe(v.array(ReviewComment), v.maxLength(100))) });
 
 /** A question asked back before deciding. The ask stays open until the agent answers. */
 export const FollowUp = v.strictObject({ outcome: v.literal("follow_up"), question: v.pipe(v.string(), v.minLength(1)) });

@@ -31,6 +31,8 @@ export interface Answered {
 export interface Approved {
   outcome: "approved";
   note?: string;
+  /** Comments on lines or blocks of the review: at most a hundred. */
+  comments?: ReviewComment[];
 }
 
 /** Something an agent needs from a person: a short thread that ends with a reply. */
@@ -160,7 +162,9 @@ export interface BriefingSection {
 /** A review sent back with feedback. */
 export interface ChangesRequested {
   outcome: "changes_requested";
-  feedback: string;
+  feedback?: string;
+  /** What to change, line by line or block by block: at most a hundred. With none, `feedback` is required. */
+  comments?: ReviewComment[];
 }
 
 /** A choice offered with a question. */
@@ -184,6 +188,9 @@ export interface DiffBlock {
   diff: string;
   filename?: string;
 }
+
+/** Which side of a diff a line is on: as it was (`old`, a removed line), or as it is now (`new`). */
+export type DiffSide = "old" | "new";
 
 /** Declined without an answer. */
 export interface Dismissed {
@@ -461,6 +468,24 @@ export interface ReviewAsk {
   createdAt: string;
   updatedAt: string;
   closedAt?: string;
+}
+
+/**
+ * The person's comment on one part of a review, as on a pull request: on one content block, and on a
+ * code or diff block on one line of it. A diff line is named by its file, its side and that side's
+ * line number; a code line by its number; a markdown or image block is commented on as a whole.
+ */
+export interface ReviewComment {
+  /** The content block, by its index in the review's `content`, counting from 0. */
+  block: number;
+  /** On a diff: the file, as the diff names it (its new path, or its old one when it was deleted). */
+  file?: string;
+  /** On a diff: the side the line is on. An unchanged line is on both; name it `new`. */
+  side?: DiffSide;
+  /** On a code or diff block: the line, counting from 1; on a diff, as the side numbers its lines. */
+  line?: number;
+  /** What the person says about it, as markdown. */
+  body: string;
 }
 
 /**
