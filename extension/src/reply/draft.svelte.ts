@@ -2,6 +2,7 @@ import type { Ask, Reply } from "@loopback/shared/generated/types";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { RelayError, describeError } from "../relay/relay-error";
 import type { Session } from "../inbox/session";
+import { ReviewComments } from "../review/line-comments.svelte";
 
 /** How long a reply sent with a single key waits, so a stray key press can be taken back. */
 export const UNDO_MS = 5_000;
@@ -32,6 +33,8 @@ export class Draft {
   askingBack = $state(false);
   followUp = $state("");
   points = $state<Record<string, PointDraft>>({});
+  /** A review's comments on lines and blocks. */
+  readonly comments = new ReviewComments();
   confirmingDismiss = $state(false);
   sending = $state(false);
   error = $state<string | null>(null);

@@ -1,0 +1,71 @@
+// A code block's lines for commenting: the runs of lines between commented ones, and which line a
+// click or the keyboard's cursor is on. Every drawn run, step or plain listing names the line it
+// starts at in `data-from`; highlighted lines are shiki's `.line` elements inside it.
+import type { Highlight } from "../blocks/highlight";
+import type { ShownComment } from "./line-comments.svelte";
+
+export interface Run {
+  from: number;
+  to: number;
+  /** The lines as HTML: highlighted where shiki got to, escaped text after. */
+  html: string;
+  /** The comments beneath the run's last line. */
+  comments: ShownComment[];
+}
+
+const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+/** The lines cut into runs that each end at a commented line, its comments with it. */
+export function codeLines(lines: string[], highlighted: Highlight | null, comments: ShownComment[]): Run[] {
+  // shiki joins a step's lines with "\n" between `.line` elements, and never puts one inside a line.
+  const html = highlighted ? highlighted.steps.flatMap((step) => step.split("\n")) : [];
+  const lineHtml = (n: number) => html[n - 1] ?? `<span class="line">${escape(lines[n - 1] ?? "")}</span>`;
+  const byLine = new Map<number, ShownComment[]>();
+  for (const c of comments) {
+    const line = Math.min(Math.max(c.anchor.line ?? 1, 1), lines.length);
+    byLine.set(line, [...(byLine.get(line) ?? []), c]);
+  }
+  const ends = [...byLine.keys()].sort((a, b) => a - b);
+  if (ends.at(-1) !== lines.length) ends.push(lines.length);
+  const runs: Run[] = [];
+  let from = 1;
+  for (const to of ends) {
+    const parts: string[] = [];
+    for (let n = from; n <= to; n++) parts.push(lineHtml(n));
+    runs.push({ from, to, html: parts.join("\n"), comments: byLine.get(to) ?? [] });
+    from = to + 1;
+  }
+  return runs;
+}
+
+/** The line a click landed on, or null. */
+export function lineAt(event: MouseEvent, root: HTMLElement): number | null {
+  const target = event.target as Element;
+  const line = target.closest(".line");
+  const start = (line ?? target).closest<HTMLElement>("[data-from]");
+  if (!start || !root.contains(start)) return null;
+  const from = Number(start.dataset.from);
+  if (line) return from + [...start.querySelectorAll(":scope > .line")].indexOf(line);
+  // Plain text: count the line breaks before where the click fell.
+  const doc = document as Document & { caretPositionFromPoint?: (x: number, y: number) => { offsetNode: Node; offset: number } | null };
+  const caret = doc.caretPositionFromPoint?.(event.clientX, event.clientY);
+  const range = caret ? null : document.caretRangeFromPoint?.(event.clientX, event.clientY);
+  const node = caret?.offsetNode ?? range?.startContainer;
+  const offset = caret?.offset ?? range?.startOffset ?? 0;
+  if (!node || !start.contains(node)) return from;
+  const before = document.createRange();
+  before.setStart(start, 0);
+  before.setEnd(node, offset);
+  return from + (before.toString().match(/\n/g)?.length ?? 0);
+}
+
+/** The drawn element of line `n`, where lines are elements (highlighted, or cut into runs). */
+export function lineElement(root: HTMLElement, n: number): Element | null {
+  let start: HTMLElement | null = null;
+  for (const el of root.querySelectorAll<HTMLElement>("[data-from]")) {
+    if (Number(el.dataset.from) <= n) start = el;
+    else break;
+  }
+  if (!start) return null;
+  return start.querySelectorAll(":scope > .line")[n - Number(start.dataset.from)] ?? null;
+}

@@ -1,0 +1,201 @@
+// The person comments on lines of a review — three of a diff and one of code, by mouse and by
+// keyboard — and sends changes requested; the agent's call returns the comments; the agent sends a
+// revised review and the person sees what changed since the round they saw, with their comments
+// beside the lines they were on. In the side panel, and in the web inbox at phone width by tapping.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { Locator, Page } from "playwright-core";
+import type { ReviewComment, ToolReply } from "@loopback/shared/generated/types";
+import { TestAgent } from "./harness/agent";
+import { TestBrowser, ensureBuilt } from "./harness/browser";
+import { RelayProcess } from "../support/relay-process.ts";
+
+const STEP_MS = 15_000;
+const PHONE = { width: 390, height: 844 };
+
+const DIFF_1 = [
+  "diff --git a/src/cache.ts b/src/cache.ts",
+  "--- a/src/cache.ts",
+  "+++ b/src/cache.ts",
+  "@@ -1,4 +1,5 @@",
+  " import { render } from './render';",
+  "-export const TTL = 60;",
+  "+export const TTL_MS = 60_000;",
+  "+export const SIZE = 100;",
+  " export function get(key: string) {",
+  "   return store.get(key);",
+  "",
+].join("\n");
+// Round 2: the line commented on the new side is renamed, the rest stays.
+const DIFF_2 = DIFF_1.replace("+export const SIZE = 100;", "+export const MAX_ENTRIES = 100;");
+const CODE_1 = "export function key(page: string) {\n  return page;\n}";
+const CODE_2 = "export function key(page: string) {\n  return `page:${page}`;\n}";
+
+const round = (project: string, diff: string, code: string, revises?: string) => ({
+  title: `Cache rendered pages (${project})`,
+  content: [
+    { type: "markdown", text: "The cache sits in front of the renderer." },
+    { type: "diff", diff },
+    { type: "code", code, language: "ts", filename: "src/keys.ts" },
+  ],
+  project,
+  ...(revises ? { revises } : {}),
+});
+
+let relay: RelayProcess;
+let agent: TestAgent;
+let personToken: string;
+
+beforeAll(async () => {
+  await ensureBuilt();
+  relay = await new RelayProcess().start();
+  personToken = await relay.token("Ada");
+  agent = await TestAgent.connect(relay.url, await relay.token("Ada", { agent: true }));
+}, 120_000);
+
+afterAll(async () => {
+  await agent?.close().catch(() => {});
+  await relay?.dispose();
+});
+
+/** The drawn row of a diff showing `line` on `side` (unified view: the old number's cell, or the new one's). */
+function diffRow(page: Page, side: "old" | "new", line: number): Locator {
+  const cell = side === "old" ? ".line-num1" : ".line-num2";
+  return page.locator("[data-block=diff] section[data-diff-file] tbody tr:not(.lb-comment-row)").filter({ has: page.locator(cell, { hasText: new RegExp(`^\\s*${line}\\s*$`) }) });
+}
+
+/** Writes into the comment box that opened, and closes it. */
+async function write(page: Page, words: string, close: "Done" | "Escape") {
+  const box = page.locator("[data-comment=draft] textarea");
+  await box.waitFor({ timeout: STEP_MS });
+  await expect(box.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+  await page.keyboard.type(words);
+  if (close === "Done") await page.locator("[data-comment=draft]").getByRole("button", { name: "Done" }).click();
+  else await page.keyboard.press("Escape");
+  await page.locator("[data-comment=draft] textarea").waitFor({ state: "detached", timeout: STEP_MS });
+}
+
+async function openAsk(page: Page, askId: string) {
+  await page.locator(`[data-ask-row="${askId}"]`).click({ timeout: STEP_MS });
+  await page.locator(`article[data-ask="${askId}"]`).waitFor({ timeout: STEP_MS });
+  await page.locator("[data-block=diff] .d2h-file-wrapper table").first().waitFor({ timeout: STEP_MS });
+  await page.locator("[data-block=code] .highlighted pre.shiki .line").first().waitFor({ timeout: STEP_MS });
+}
+
+/** The whole flow on one page: comment, send, get the comments back, see the next round against this one. */
+async function commentAndCompare(page: Page, project: string, use: "click" | "tap") {
+  const press = (target: Locator) => (use === "tap" ? target.tap({ timeout: STEP_MS }) : target.click({ timeout: STEP_MS }));
+  const first = agent.waitFor("request_review", round(project, DIFF_1, CODE_1));
+  await page.locator("[data-ask-row]", { hasText: project }).waitFor({ timeout: STEP_MS });
+  const askId = (await page.locator("[data-ask-row]", { hasText: project }).getAttribute("data-ask-row"))!;
+  await openAsk(page, askId);
+
+  // By mouse (or finger): an added line, then a removed one.
+  await press(diffRow(page, "new", 3));
+  await write(page, "SIZE of what? Name the unit.", "Done");
+  await press(diffRow(page, "old", 2));
+  await write(page, "Seconds were the bug, good.", "Done");
+  // By keyboard: into the diff, down to its last line (new line 5), c, words, Escape.
+  await page.locator("[data-block=diff] .render.commentable").focus();
+  for (let i = 0; i < 6; i++) await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("c");
+  await write(page, "<img src=x onerror=alert(1)> `store` needs a bound.", "Escape");
+  // A line of code, by keyboard too: into the code, down to line 2, c.
+  await page.locator("[data-block=code] .lines.commentable").focus();
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("c");
+  await write(page, "Prefix the key.", "Done");
+
+  // Each shows inline beneath its own line, escaped, and the count stands beside the verdict.
+  const beneath = (row: Locator) => row.evaluate((tr) => tr.nextElementSibling?.querySelector(".body")?.textContent ?? null);
+  await expect(beneath(diffRow(page, "new", 3))).resolves.toBe("SIZE of what? Name the unit.");
+  await expect(beneath(diffRow(page, "old", 2))).resolves.toBe("Seconds were the bug, good.");
+  await expect(beneath(diffRow(page, "new", 5))).resolves.toBe("<img src=x onerror=alert(1)> `store` needs a bound.");
+  expect(await page.locator("[data-block=diff] img").count()).toBe(0);
+  await expect(page.locator("[data-pending-comments]").getAttribute("data-pending-comments")).resolves.toBe("4");
+  // Editable until sent: the code comment is opened again and changed.
+  await page.locator("[data-block=code] [data-comment=draft]").getByRole("button", { name: "Edit" }).click();
+  await page.keyboard.press("End");
+  await page.keyboard.type(" With the kind.");
+  await page.keyboard.press("Escape");
+
+  await press(page.getByRole("radio", { name: /Request changes/ }));
+  await page.keyboard.press("Control+Enter");
+  const reply = (await first).reply!;
+  const comments: ReviewComment[] = [
+    { block: 1, file: "src/cache.ts", side: "new", line: 3, body: "SIZE of what? Name the unit." },
+    { block: 1, file: "src/cache.ts", side: "old", line: 2, body: "Seconds were the bug, good." },
+    { block: 1, file: "src/cache.ts", side: "new", line: 5, body: "<img src=x onerror=alert(1)> `store` needs a bound." },
+    { block: 2, line: 2, body: "Prefix the key. With the kind." },
+  ];
+  expect(reply).toEqual({ outcome: "changes_requested", comments });
+
+  // The next round revises this one: the person opens it and asks for the changes since.
+  const second = agent.waitFor("request_review", round(project, DIFF_2, CODE_2, askId));
+  await page.keyboard.press("Escape");
+  const secondId = await waitForOpenRow(page, project, askId);
+  await openAsk(page, secondId);
+  await press(page.getByRole("button", { name: /Changes since the round you last saw/ }));
+  const changes = page.locator("[data-round-changes]");
+  await changes.locator("[data-change=changed]").nth(1).waitFor({ timeout: STEP_MS });
+  expect(await changes.locator("[data-change]").evaluateAll((els) => els.map((e) => e.getAttribute("data-change")))).toEqual(["changed", "changed"]);
+  await changes.locator(".d2h-file-wrapper table").nth(1).waitFor({ timeout: STEP_MS });
+  // Every earlier comment is there, beside the line it was on: on the changes' old side.
+  const earlier = await changes.locator("[data-comment=earlier]").evaluateAll((els) =>
+    els.map((el) => {
+      const row = el.closest("tr")?.previousElementSibling;
+      return { line: el.getAttribute("data-line"), text: el.querySelector(".body")?.textContent, beside: row?.querySelector(".d2h-code-line")?.textContent?.trim() ?? null };
+    }),
+  );
+  expect(earlier).toEqual([
+    { line: "6", text: "Seconds were the bug, good.", beside: "-export const TTL = 60;" },
+    { line: "8", text: "SIZE of what? Name the unit.", beside: "+export const SIZE = 100;" },
+    { line: "10", text: "<img src=x onerror=alert(1)> `store` needs a bound.", beside: "return store.get(key);" },
+    { line: "2", text: "Prefix the key. With the kind.", beside: "return page;" },
+  ].map((c) => ({ ...c, beside: expect.stringContaining(c.beside) as unknown as string })));
+  // The changes show what replaced the commented line.
+  await expect(changes.locator("[data-change=changed]").nth(0).textContent()).resolves.toContain("+export const MAX_ENTRIES = 100;");
+
+  await press(page.getByRole("radio", { name: /Approve/ }));
+  await page.keyboard.press("Control+Enter");
+  expect((await second).reply).toEqual({ outcome: "approved" });
+}
+
+/** The id of the open ask of `project` that is not `not`, once it is listed. */
+async function waitForOpenRow(page: Page, project: string, not: string): Promise<string> {
+  const deadline = Date.now() + STEP_MS;
+  for (;;) {
+    const ids = await page.locator("[data-ask-row]", { hasText: project }).evaluateAll((els) => els.map((e) => e.getAttribute("data-ask-row")!));
+    const found = ids.find((id) => id !== not);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no second round of ${project} listed`);
+    await Bun.sleep(100);
+  }
+}
+
+describe("line comments and rounds", () => {
+  test("in the side panel, by mouse and keyboard", async () => {
+    const browser = await TestBrowser.withExtension();
+    try {
+      await browser.connect(relay.url, personToken);
+      const panel = await browser.page("sidepanel.html");
+      await commentAndCompare(panel, "panel-comments", "click");
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+
+  test("in the web inbox at phone width, by tapping", async () => {
+    const browser = await TestBrowser.plain({ hasTouch: true, viewport: PHONE });
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${relay.url}/inbox/`);
+      await page.fill("#token", personToken);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+      await commentAndCompare(page, "phone-comments", "tap");
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
