@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
-import type { Ask, Block, Snapshot, ToolReply } from "@loopback/shared/generated/types";
+import { diffLines } from "@loopback/shared/ask-rules/diff-lines";
+import type { Ask, Block, ReviewComment, Snapshot, ToolReply } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { ROOT, RelayProcess } from "../support/relay-process.ts";
@@ -345,7 +346,7 @@ const sent: SentAsk[] = [];
 async function person<T>(method: string, path: string, body?: unknown): Promise<T> {
   const response = await fetch(`${relay.url}/api/v1${path}`, {
     method,
-    headers: { Authorization: `Bearer ${personToken}`, "Content-Type": "application/json" },
+    headers: { Authorization: `Bearer ${personToken}`, "Content-Type": "application/json", "Loopback-Revision": "3" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
@@ -431,8 +432,32 @@ async function sendCorpus(): Promise<void> {
   });
   sent.push({ name: "a question of long unicode and RTL overrides", id: unicode, shows: ["gnp.exe"] });
 
+  // Comments on lines of hostile files, every vector as a comment's words; then a second round, whose
+  // changes since the first show those comments beside their lines (and, where not, beside the block).
+  const firstRound = await open("request_review", {
+    title: `Round one ${tag("round-one-title")}`,
+    project: "rounds",
+    content: [{ type: "markdown", text: ALL_MARKDOWN }, HOSTILE_CODE[0]!, { type: "diff", diff: HOSTILE_DIFF }],
+  });
+  const files = diffLines(HOSTILE_DIFF);
+  const anchors: Omit<ReviewComment, "body">[] = [
+    { block: 0 },
+    ...[1, 2, 3].map((line) => ({ block: 1, line })),
+    ...files.flatMap((f) => [...[...f.new].map((line) => ({ block: 2, file: f.path, side: "new" as const, line })), ...[...f.old].map((line) => ({ block: 2, file: f.path, side: "old" as const, line }))]),
+  ];
+  const comments: ReviewComment[] = VECTORS.map(([, source], i) => ({ ...anchors[i % anchors.length]!, body: source }));
+  await person("POST", `/asks/${firstRound}/reply`, { outcome: "changes_requested", feedback: `Overall ${tag("overall-feedback")}`, comments });
+  sent.push({ name: "a review answered with hostile comments on hostile files", id: firstRound, shows: [`${files[0]!.path}, new line`, `<script>${run("script")}</script>`] });
+  const secondRound = await open("request_review", {
+    title: `Round two ${tag("round-two-title")}`,
+    project: "rounds",
+    revises: firstRound,
+    content: [{ type: "markdown", text: "Addressed." }, { ...HOSTILE_CODE[0]!, code: HOSTILE_CODE[0]!.type === "code" ? HOSTILE_CODE[0]!.code.replace("script", "SCRIPT") : "" }, { type: "diff", diff: HOSTILE_DIFF.replace("diff-added", "diff-added-again") }],
+  });
+  sent.push({ name: "its second round, compared with the first", id: secondRound, shows: ["Round 1", `<svg onload="${run("svg-onload")}"></svg>`, "diff-added-again"] });
+
   const snapshot = await person<Snapshot>("GET", "/snapshot");
-  expect(snapshot.open.map((a: Ask) => a.id).sort()).toEqual(sent.map((s) => s.id).sort());
+  expect([...snapshot.open, ...snapshot.recent].map((a: Ask) => a.id).sort()).toEqual(sent.map((s) => s.id).sort());
 }
 
 /** Opens an ask, unfolds everything in it, and waits until every renderer has finished. */
@@ -505,6 +530,10 @@ async function expectEveryAskHarmless(page: Page, watch: Watch): Promise<void> {
     const text = await page.locator(`article[data-ask="${ask.id}"]`).textContent();
     for (const literal of ask.shows) expect(text).toContain(literal);
   }
+  // The second round's changes were drawn, with the first round's comments placed in them.
+  await openFully(page, sent.at(-1)!.id);
+  expect(await page.locator("[data-round-changes] [data-comment=earlier]").count()).toBe(VECTORS.length);
+  expect(await page.locator("[data-round-changes] tr.lb-comment-row [data-comment=earlier]").count()).toBeGreaterThan(0);
   // The code review showed both the highlighted code and diff2html's tables, so they were exercised.
   await openFully(page, sent[1]!.id);
   await page.locator(".highlighted pre.shiki").nth(2).waitFor({ timeout: STEP_MS });

@@ -2,6 +2,7 @@ import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
 import { aReview, fresh } from "../testing/asks";
 import { fakeSession } from "../testing/fake-session";
+import { draftFor } from "./draft.svelte";
 import ReviewReply from "./ReviewReply.svelte";
 import { UNDO_MS } from "./draft.svelte";
 
@@ -71,5 +72,38 @@ describe("review reply", () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it("sends changes requested with line comments alone, counted beside the verdict, and skips an empty one", async () => {
+    const { ask, client } = setup();
+    const comments = draftFor(ask.id).comments;
+    comments.start({ block: 0 });
+    comments.list[0]!.body = " Say why. ";
+    comments.start({ block: 0, line: 1 });
+    await fireEvent.click(screen.getByRole("radio", { name: /Request changes/ }));
+    expect(screen.getByText(/1 comment on lines/)).toBeTruthy();
+    const requestChanges = screen.getByRole("button", { name: /^Request changes/ });
+    expect((requestChanges as HTMLButtonElement).disabled).toBe(false);
+    await fireEvent.click(requestChanges);
+    expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "changes_requested", comments: [{ block: 0, body: "Say why." }] });
+  });
+
+  it("approves with the comments and the note together", async () => {
+    const { ask, client } = setup();
+    draftFor(ask.id).comments.start({ block: 0 });
+    draftFor(ask.id).comments.list[0]!.body = "Nice.";
+    await fireEvent.input(screen.getByLabelText("Note"), { target: { value: "Ship it." } });
+    await fireEvent.click(screen.getByRole("button", { name: /^Approve/ }));
+    expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "approved", note: "Ship it.", comments: [{ block: 0, body: "Nice." }] });
+  });
+
+  it("keeps every comment when the relay refuses the reply", async () => {
+    const { ask, client } = setup();
+    client.reply.mockRejectedValueOnce(new Error("refused"));
+    draftFor(ask.id).comments.start({ block: 0 });
+    draftFor(ask.id).comments.list[0]!.body = "Keep me.";
+    await fireEvent.click(screen.getByRole("button", { name: /^Approve/ }));
+    await waitFor(() => expect(client.reply).toHaveBeenCalled());
+    expect(draftFor(ask.id).comments.toSend).toEqual([{ block: 0, body: "Keep me." }]);
   });
 });
