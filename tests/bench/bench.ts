@@ -336,6 +336,15 @@ rows.push({ figure: "agent's call → Web Push request at the push service (decr
 // The side panel, in real Chromium: opening an ask that holds a large diff and a large code block.
 const panel = await benchSidepanel({ runs: SMOKE ? 3 : 20 });
 rows.push({ figure: "side panel: open a 252 KiB review (176 KiB diff, 93 files + 2,000-line code block)", p50: panel.p50, p99: panel.p99, goal: "—" });
+const withComments = panel.withComments;
+rows.push({
+  figure: `side panel: the same review with ${withComments.comments} comments on its lines`,
+  p50: withComments.p50,
+  p99: withComments.p99,
+  value: `${(withComments.p50 / panel.p50).toFixed(2)}× the review without comments (p50)`,
+  goal: "≤ 1.2× without comments",
+  met: withComments.p50 <= 1.2 * panel.p50,
+});
 
 // --- report ---------------------------------------------------------------------------------------
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Bun ${Bun.version}`;

@@ -3,7 +3,8 @@
 // together as large as an ask may be (256 KiB of input). Each run opens the ask from the list and
 // times, inside the page, from the navigation to the moment every renderer has finished and the
 // page is laid out: all 2,000 lines highlighted by shiki, every file of the diff listed, and every
-// file that opens unfolded drawn by diff2html.
+// file that opens unfolded drawn by diff2html. Then the person comments on twenty of its lines (ten
+// of the code, ten of the diff) and the same opening is timed again, comments drawn in their places.
 //
 // `bun tests/bench/sidepanel.ts [runs]` prints the result; `benchSidepanel` is what bench.ts calls.
 /// <reference path="../browser/chrome.d.ts" />
@@ -17,6 +18,8 @@ import { RelayProcess } from "../support/relay-process.ts";
 const INPUT_BUDGET_BYTES = 256 * 1024 - 2 * 1024;
 const CODE_LINES = 2_000;
 const STEP_MS = 30_000;
+/** Comments the person leaves before the second series of opens: half on the code, half on the diff. */
+export const COMMENTS = 20;
 
 export interface SidepanelBench {
   p50: number;
@@ -26,6 +29,8 @@ export interface SidepanelBench {
   cold: number;
   /** The first open until the lines on screen were highlighted and the diff drawn. */
   coldInView: number;
+  /** The same opening with COMMENTS comments on the ask's lines. */
+  withComments: { p50: number; p99: number; runs: number; comments: number };
   /** What was rendered, so the figure can be read against it. */
   shape: { inputBytes: number; diffBytes: number; diffFiles: number; diffFilesDrawn: number; codeLines: number };
 }
@@ -134,7 +139,7 @@ export function review() {
  * highlighted and the diff drawn; the rest of a long file is still being highlighted a step at a
  * time). Runs in the page.
  */
-function openAndTime([askId, files, codeLines, timeoutMs]: [string, number, number, number]): Promise<{ complete: number; inView: number }> {
+function openAndTime([askId, files, comments, timeoutMs]: [string, number, number, number]): Promise<{ complete: number; inView: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     let inView = 0;
@@ -152,16 +157,17 @@ function openAndTime([askId, files, codeLines, timeoutMs]: [string, number, numb
     const timer = setTimeout(() => {
       observer.disconnect();
       const article = document.querySelector(`article[data-ask="${askId}"]`);
-      const state = article ? `highlighted: ${article.querySelectorAll(".highlighted pre.shiki .line").length} of ${codeLines} lines, files: ${article.querySelectorAll("section[data-diff-file]").length} of ${files}, drawn: ${article.querySelectorAll(".d2h-file-wrapper").length}` : "no ask";
+      const state = article ? `highlighting: ${article.querySelector("[data-block=code]")?.getAttribute("data-highlight")}, files: ${article.querySelectorAll("section[data-diff-file]").length} of ${files}, drawn: ${article.querySelectorAll(".d2h-file-wrapper").length}, comments: ${article.querySelectorAll("[data-comment]").length} of ${comments}` : "no ask";
       reject(new Error(`The ask was not fully rendered within ${timeoutMs} ms (${state})`));
     }, timeoutMs);
     const observer = new MutationObserver(() => {
       const article = document.querySelector(`article[data-ask="${askId}"]`);
-      if (!article || !article.querySelector(".highlighted pre.shiki") || !diffDrawn(article)) return;
+      if (!article || !article.querySelector("[data-block=code] pre.shiki") || !diffDrawn(article)) return;
+      if (article.querySelectorAll("[data-comment]").length !== comments) return;
       // Style and layout are part of showing it: force them before the clock stops.
       void document.documentElement.offsetHeight;
       inView ||= performance.now() - started;
-      if (article.querySelectorAll(".highlighted pre.shiki .line").length !== codeLines) return;
+      if (article.querySelector("[data-block=code]")?.getAttribute("data-highlight") !== "done") return;
       observer.disconnect();
       clearTimeout(timer);
       resolve({ complete: performance.now() - started, inView });
@@ -176,6 +182,27 @@ async function backToList(page: Page): Promise<void> {
   await page.locator(".list-pane").waitFor({ timeout: STEP_MS });
   // Let the unmounted ask's leftovers (timers, GC) settle so one run does not bill the next.
   await page.waitForTimeout(150);
+}
+
+/** The person comments on COMMENTS lines spread through the code and the diff's drawn files, as they would: click, type, Escape. */
+async function comment(page: Page, askId: string): Promise<void> {
+  const article = page.locator(`article[data-ask="${askId}"]`);
+  const code = article.locator("[data-block=code] .line");
+  const rows = article.locator("[data-block=diff] .d2h-file-wrapper tbody tr:not(.lb-comment-row):not(:has(.d2h-info))");
+  // Lines with something on them: an empty line has nothing to click.
+  const written = await code.evaluateAll((lines) => lines.flatMap((line, i) => (line.textContent?.trim() ? [i] : [])));
+  const diffRows = await rows.count();
+  const spread = (i: number, n: number) => Math.floor(((Math.floor(i / 2) + 0.5) * n) / (COMMENTS / 2));
+  for (let i = 0; i < COMMENTS; i++) {
+    const target = i % 2 === 0 ? code.nth(written[spread(i, written.length)]!) : rows.nth(spread(i, diffRows));
+    await target.scrollIntoViewIfNeeded({ timeout: STEP_MS });
+    await target.click({ timeout: STEP_MS });
+    await article.locator("[data-comment=draft] textarea").waitFor({ timeout: STEP_MS });
+    await page.keyboard.type(`Comment ${i + 1}: this line needs a second look.`);
+    await page.keyboard.press("Escape");
+  }
+  const made = await article.locator("[data-comment=draft]").count();
+  if (made !== COMMENTS) throw new Error(`${made} comments made, not ${COMMENTS}`);
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -193,18 +220,29 @@ export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelB
     agent = await TestAgent.connect(relay.url, await relay.token("bench", { agent: true }));
     const { input, inputBytes, diffBytes, diffFiles } = review();
     const { askId } = await agent.call<ToolReply>("request_review", input);
+    // The same review a second time (another project, so it is another ask), for the person to comment on.
+    const { askId: commentedId } = await agent.call<ToolReply>("request_review", { ...input, project: "bench-comments" });
 
     browser = await TestBrowser.withExtension();
     await browser.connect(relay.url, personToken);
     const panel = await browser.page("sidepanel.html");
-    await panel.locator(`[data-ask-row="${askId}"]`).waitFor({ timeout: STEP_MS });
+    await panel.locator(`[data-ask-row="${commentedId}"]`).waitFor({ timeout: STEP_MS });
 
-    const cold = await panel.evaluate(openAndTime, [askId, diffFiles, CODE_LINES, STEP_MS] as [string, number, number, number]);
+    const open = (id: string, comments: number) => panel.evaluate(openAndTime, [id, diffFiles, comments, STEP_MS] as [string, number, number, number]);
+    const cold = await open(askId, 0);
     const diffFilesDrawn = await panel.locator("[data-block=diff] .d2h-file-wrapper").count();
+    await backToList(panel);
+    await open(commentedId, 0);
+    // The comments are the person's draft, kept while they go back to the list and open the ask again.
+    await comment(panel, commentedId);
+    // Opened in turn, so a change in the machine's load falls on both alike.
     const times: number[] = [];
+    const commented: number[] = [];
     for (let i = 0; i < opts.runs; i++) {
       await backToList(panel);
-      times.push((await panel.evaluate(openAndTime, [askId, diffFiles, CODE_LINES, STEP_MS] as [string, number, number, number])).complete);
+      times.push((await open(askId, 0)).complete);
+      await backToList(panel);
+      commented.push((await open(commentedId, COMMENTS)).complete);
     }
     const round = (x: number) => Math.round(x * 10) / 10;
     return {
@@ -213,6 +251,7 @@ export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelB
       runs: times.length,
       cold: round(cold.complete),
       coldInView: round(cold.inView),
+      withComments: { p50: round(percentile(commented, 50)), p99: round(percentile(commented, 99)), runs: commented.length, comments: COMMENTS },
       shape: { inputBytes, diffBytes, diffFiles, diffFilesDrawn, codeLines: CODE_LINES },
     };
   } finally {

@@ -7,7 +7,7 @@ import type { ShownComment } from "./line-comments.svelte";
 export interface Run {
   from: number;
   to: number;
-  /** The lines as HTML: highlighted where shiki got to, escaped text after. */
+  /** The lines as HTML: shiki's `.line` elements where it got to, escaped text after. */
   html: string;
   /** The comments beneath the run's last line. */
   comments: ShownComment[];
@@ -19,7 +19,8 @@ const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;
 export function codeLines(lines: string[], highlighted: Highlight | null, comments: ShownComment[]): Run[] {
   // shiki joins a step's lines with "\n" between `.line` elements, and never puts one inside a line.
   const html = highlighted ? highlighted.steps.flatMap((step) => step.split("\n")) : [];
-  const lineHtml = (n: number) => html[n - 1] ?? `<span class="line">${escape(lines[n - 1] ?? "")}</span>`;
+  // Plain lines stay text, as the plain listing is: a click on them is placed by where it fell.
+  const lineHtml = (n: number) => html[n - 1] ?? escape(lines[n - 1] ?? "");
   const byLine = new Map<number, ShownComment[]>();
   for (const c of comments) {
     const line = Math.min(Math.max(c.anchor.line ?? 1, 1), lines.length);
