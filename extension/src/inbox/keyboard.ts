@@ -26,6 +26,7 @@ export const SHORTCUTS: { keys: string[][]; what: string }[] = [
   { keys: [["Ctrl", "Enter"], ["⌘", "Enter"]], what: "Send" },
   { keys: [["a"]], what: "Approve a review (sent after 5 s)" },
   { keys: [["u"]], what: "Undo an approval before it is sent" },
+  { keys: [["c"]], what: "Comment on the line picked with ↑ ↓ in code or a diff" },
   { keys: [["d"]], what: "Dismiss (asks to confirm)" },
   { keys: [["?"]], what: "Show these shortcuts" },
 ];

@@ -150,9 +150,12 @@ async function deliver(session: Session, askId: string, draft: Draft, reply: Rep
   draft.error = null;
   try {
     const updated = await client.reply(askId, reply);
-    // Forgotten before the new ask shows, so a briefing's next round starts from an empty draft.
+    // Forgotten before the new ask shows, so a briefing's next round starts from an empty draft. A
+    // question asked back carries no line comments: they wait, kept, for the verdict.
+    const waiting = reply.outcome === "follow_up" ? draft.comments.list : [];
     forgetDraft(askId);
     draft.held = null;
+    if (waiting.length) draftFor(askId).comments.list = waiting;
     session.applied(updated);
     return true;
   } catch (e) {

@@ -106,4 +106,16 @@ describe("review reply", () => {
     await waitFor(() => expect(client.reply).toHaveBeenCalled());
     expect(draftFor(ask.id).comments.toSend).toEqual([{ block: 0, body: "Keep me." }]);
   });
+
+  it("keeps the line comments when the person asks back instead of deciding", async () => {
+    const { ask, client } = setup();
+    client.reply.mockImplementation(async () => ({ ...ask, status: "awaiting_agent" }));
+    draftFor(ask.id).comments.start({ block: 0 });
+    draftFor(ask.id).comments.list[0]!.body = "Still stands.";
+    await fireEvent.click(screen.getByRole("button", { name: "Ask back…" }));
+    await fireEvent.input(screen.getByPlaceholderText("What do you need to know first?"), { target: { value: "Why?" } });
+    await fireEvent.click(screen.getByRole("button", { name: /^Ask back/ }));
+    await waitFor(() => expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "follow_up", question: "Why?" }));
+    await waitFor(() => expect(draftFor(ask.id).comments.toSend).toEqual([{ block: 0, body: "Still stands." }]));
+  });
 });
