@@ -1,7 +1,7 @@
 // A review answered with comments on lines and blocks reaches the agent as structured comments, and
 // anchors that do not fit the review are refused with the problem table's codes, nothing stored.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { ReviewComment } from "@loopback/shared/generated/types";
+import type { Reply, ReviewComment } from "@loopback/shared/generated/types";
 import { newProject, openedAsk, readAsk, running, scene, toolReply, type Scene } from "./scene.ts";
 
 let s: Scene;
@@ -50,7 +50,7 @@ test("changes requested with comments on both sides of a diff, a code line and a
 
 test("an approval with a comment and a note returns both", async () => {
   const { ask, call } = await openReview();
-  const reply = { outcome: "approved", note: "Ship it.", comments: [{ block: 1, line: 1, body: "Nice name." }] };
+  const reply: Reply = { outcome: "approved", note: "Ship it.", comments: [{ block: 1, line: 1, body: "Nice name." }] };
   expect((await person().reply(ask.id, reply)).status).toBe(200);
   expect(toolReply(await call).reply).toEqual(reply);
 });
@@ -76,7 +76,7 @@ test("comments whose anchors do not fit the review are refused with their own co
     [{ block: 0, body: " " }, 422, "reply.empty"],
   ];
   for (const [comment, status, code] of refusals) {
-    const res = await person().reply(ask.id, { outcome: "changes_requested", feedback: "See the comments.", comments: [comment] });
+    const res = await person().api("POST", `/asks/${ask.id}/reply`, { body: { outcome: "changes_requested", feedback: "See the comments.", comments: [comment] } });
     expect([JSON.stringify(comment), res.status, res.body.code]).toEqual([JSON.stringify(comment), status, code]);
   }
   const after = await readAsk(s.person, ask.id);

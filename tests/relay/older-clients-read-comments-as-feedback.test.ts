@@ -2,7 +2,7 @@
 // 1's clients do), comes back in that revision's shape: the comments folded into `feedback` or `note`
 // text that says where each one is. Every answer is checked against the frozen revision it names.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Ask, ReviewAsk } from "@loopback/shared/generated/types";
+import type { Ask, ReviewAsk, ReviewComment } from "@loopback/shared/generated/types";
 import { scene, type Scene } from "../support/scene.ts";
 import { review } from "./open-ask.ts";
 
@@ -17,7 +17,7 @@ const content = [
   { type: "code", code: "a\nb\nc", filename: "q.sql" },
   { type: "diff", diff: "--- a/src/x.ts\n+++ b/src/x.ts\n@@ -1,2 +1,2 @@\n keep\n-old\n+new\n" },
 ];
-const comments = [
+const comments: ReviewComment[] = [
   { block: 2, file: "src/x.ts", side: "new", line: 2, body: "Name it for what it holds." },
   { block: 2, file: "src/x.ts", side: "old", line: 2, body: "Why did this go?" },
   { block: 1, line: 3, body: "Add an index." },
