@@ -198,4 +198,41 @@ describe("line comments and rounds", () => {
       await browser.close();
     }
   }, 120_000);
+
+  test("in the split diff at desktop width, a comment sits beneath its side's line and the other side stays in line", async () => {
+    const browser = await TestBrowser.plain({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await browser.context.newPage();
+      await page.goto(`${relay.url}/inbox/`);
+      await page.fill("#token", personToken);
+      await page.getByRole("button", { name: "Sign in" }).click();
+      await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+      const waiting = agent.waitFor("request_review", round("split-comments", DIFF_1, CODE_1));
+      await page.locator("[data-ask-row]", { hasText: "split-comments" }).click({ timeout: STEP_MS });
+      await page.getByRole("button", { name: "Split" }).click();
+      const sides = page.locator("[data-block=diff] .d2h-file-side-diff");
+      await sides.nth(1).waitFor({ timeout: STEP_MS });
+      // The new side's line 3 (an added line), by mouse.
+      const newRow = sides.nth(1).locator("tbody tr").filter({ has: page.locator(".d2h-code-side-linenumber", { hasText: /^\s*3\s*$/ }) });
+      await newRow.click();
+      await write(page, "In split view too.", "Done");
+      const layout = await page.evaluate(() => {
+        const [left, right] = [...document.querySelectorAll("[data-block=diff] .d2h-file-side-diff")].map((t) => [...t.querySelectorAll("tbody tr")]);
+        const at = right!.findIndex((tr) => tr.classList.contains("lb-comment-row"));
+        return {
+          beneath: right![at - 1]!.querySelector(".d2h-code-side-linenumber")!.textContent!.trim(),
+          text: right![at]!.querySelector(".body")?.textContent,
+          facing: left![at]!.classList.contains("lb-comment-row"),
+          sameHeight: Math.abs(left![at]!.getBoundingClientRect().height - right![at]!.getBoundingClientRect().height) < 1,
+          rowsAfterAlign: Math.abs(left![at + 1]!.getBoundingClientRect().top - right![at + 1]!.getBoundingClientRect().top) < 1,
+        };
+      });
+      expect(layout).toEqual({ beneath: "3", text: "In split view too.", facing: true, sameHeight: true, rowsAfterAlign: true });
+      await page.getByRole("radio", { name: /Request changes/ }).click();
+      await page.keyboard.press("Control+Enter");
+      expect((await waiting).reply).toEqual({ outcome: "changes_requested", comments: [{ block: 1, file: "src/cache.ts", side: "new", line: 3, body: "In split view too." }] });
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
