@@ -207,7 +207,10 @@ describe("line comments and rounds", () => {
       await page.fill("#token", personToken);
       await page.getByRole("button", { name: "Sign in" }).click();
       await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
-      const waiting = agent.waitFor("request_review", round("split-comments", DIFF_1, CODE_1));
+      const input = round("split-comments", DIFF_1, CODE_1);
+      // And code no highlighter knows, shown as plain text: a click on it is placed by where it fell.
+      input.content.push({ type: "code", code: "one\ntwo\nthree" } as (typeof input.content)[number]);
+      const waiting = agent.waitFor("request_review", input);
       await page.locator("[data-ask-row]", { hasText: "split-comments" }).click({ timeout: STEP_MS });
       await page.getByRole("button", { name: "Split" }).click();
       const sides = page.locator("[data-block=diff] .d2h-file-side-diff");
@@ -228,9 +231,26 @@ describe("line comments and rounds", () => {
         };
       });
       expect(layout).toEqual({ beneath: "3", text: "In split view too.", facing: true, sameHeight: true, rowsAfterAlign: true });
+      const plain = page.locator("[data-block=code] pre.plain code").last();
+      const at = await plain.evaluate((code) => {
+        const text = code.firstChild!;
+        const range = document.createRange();
+        range.setStart(text, "one\n".length + 1);
+        range.setEnd(text, "one\n".length + 2);
+        const rect = range.getBoundingClientRect();
+        return { x: rect.left + rect.width / 2, y: rect.top + rect.height / 2 };
+      });
+      await page.mouse.click(at.x, at.y);
+      await write(page, "Plain, line two.", "Done");
       await page.getByRole("radio", { name: /Request changes/ }).click();
       await page.keyboard.press("Control+Enter");
-      expect((await waiting).reply).toEqual({ outcome: "changes_requested", comments: [{ block: 1, file: "src/cache.ts", side: "new", line: 3, body: "In split view too." }] });
+      expect((await waiting).reply).toEqual({
+        outcome: "changes_requested",
+        comments: [
+          { block: 1, file: "src/cache.ts", side: "new", line: 3, body: "In split view too." },
+          { block: 3, line: 2, body: "Plain, line two." },
+        ],
+      });
     } finally {
       await browser.close();
     }
