@@ -12,3 +12,8 @@ test("a diff of hunks only is read as one file named by the block's filename", (
   expect(diffLines("@@ -1 +1 @@\n-x\n+y\n", "bare.txt").map((f) => [f.path, [...f.old], [...f.new]])).toEqual([["bare.txt", [1], [1]]]);
   expect(withHeaders(DIFF)).toBe(DIFF);
 });
+
+test("reading the same diff again gives the same reading, parsed once", () => {
+  expect(diffLines(DIFF)).toBe(diffLines(DIFF));
+  expect(diffLines("@@ -1 +1 @@\n-x\n+y\n", "one.txt")).not.toBe(diffLines("@@ -1 +1 @@\n-x\n+y\n", "two.txt"));
+});

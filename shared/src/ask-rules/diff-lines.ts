@@ -21,9 +21,23 @@ export interface DiffFileLines {
   new: Set<number>;
 }
 
+// The inbox checks a reply's comments on every keystroke: a large diff is parsed once, not each time.
+const recent = new Map<string, DiffFileLines[]>();
+const RECENT_DIFFS = 8;
+
 /** Every file of a diff block with the line numbers each side shows. */
 export function diffLines(diff: string, filename?: string): DiffFileLines[] {
-  return parse(withHeaders(diff, filename)).map((file) => {
+  const source = withHeaders(diff, filename);
+  const known = recent.get(source);
+  if (known) return known;
+  const files = read(source);
+  recent.set(source, files);
+  if (recent.size > RECENT_DIFFS) recent.delete(recent.keys().next().value!);
+  return files;
+}
+
+function read(source: string): DiffFileLines[] {
+  return parse(source).map((file) => {
     const lines: DiffFileLines = { path: commentPath(file), old: new Set(), new: new Set() };
     for (const block of file.blocks) {
       for (const line of block.lines) {
