@@ -212,13 +212,20 @@ describe("line comments and rounds", () => {
       input.content.push({ type: "code", code: "one\ntwo\nthree" } as (typeof input.content)[number]);
       const waiting = agent.waitFor("request_review", input);
       await page.locator("[data-ask-row]", { hasText: "split-comments" }).click({ timeout: STEP_MS });
-      await page.getByRole("button", { name: "Split" }).click();
+      await page.getByRole("button", { name: "Split", exact: true }).click();
       const sides = page.locator("[data-block=diff] .d2h-file-side-diff");
       await sides.nth(1).waitFor({ timeout: STEP_MS });
       // The new side's line 3 (an added line), by mouse.
       const newRow = sides.nth(1).locator("tbody tr").filter({ has: page.locator(".d2h-code-side-linenumber", { hasText: /^\s*3\s*$/ }) });
       await newRow.click();
       await write(page, "In split view too.", "Done");
+      // The facing row takes the comment's height once the browser has laid the comment out.
+      const aligned = () => {
+        const [left, right] = [...document.querySelectorAll("[data-block=diff] .d2h-file-side-diff")].map((t) => [...t.querySelectorAll("tbody tr")]);
+        const at = right!.findIndex((tr) => tr.classList.contains("lb-comment-row"));
+        return at > 0 && Math.abs(left![at + 1]!.getBoundingClientRect().top - right![at + 1]!.getBoundingClientRect().top) < 1;
+      };
+      await page.waitForFunction(aligned, undefined, { timeout: STEP_MS }).catch(() => {});
       const layout = await page.evaluate(() => {
         const [left, right] = [...document.querySelectorAll("[data-block=diff] .d2h-file-side-diff")].map((t) => [...t.querySelectorAll("tbody tr")]);
         const at = right!.findIndex((tr) => tr.classList.contains("lb-comment-row"));
