@@ -132,7 +132,7 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
 
   // The next round revises this one: the person opens it and asks for the changes since.
   const second = agent.waitFor("request_review", round(project, DIFF_2, CODE_2, askId));
-  await page.keyboard.press("Escape");
+  await backToList(page, askId);
   const secondId = await waitForOpenRow(page, project, askId);
   await openAsk(page, secondId);
   await press(page.getByRole("button", { name: /Changes since the round you last saw/ }));
@@ -159,6 +159,17 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
   await press(page.getByRole("radio", { name: /Approve/ }));
   await page.keyboard.press("Control+Enter");
   expect((await second).reply).toEqual({ outcome: "approved" });
+}
+
+/** Back to the list once the ask shows the reply taken: a first Escape may only leave a text box. */
+async function backToList(page: Page, askId: string) {
+  await page.locator(`article[data-ask="${askId}"]:not([data-status=awaiting_human])`).waitFor({ timeout: STEP_MS });
+  const list = page.locator(".list-pane");
+  for (let i = 0; i < 3 && !(await list.isVisible()); i++) {
+    await page.keyboard.press("Escape");
+    await list.waitFor({ timeout: 1000 }).catch(() => {});
+  }
+  await list.waitFor({ timeout: STEP_MS });
 }
 
 /** The id of the open ask of `project` that is not `not`, once it is listed. */
