@@ -37,7 +37,7 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
   server = Bun.serve<SocketData>({
     hostname: config.host,
     port: config.port,
-    // Waits for people last minutes: MCP streams and the socket must not be cut by an idle timer.
+    // A wait for a person can last minutes: MCP streams and the socket must not be cut by an idle timer.
     idleTimeout: 0,
     maxRequestBodySize: 64 * 1024 * 1024,
     websocket,
