@@ -25,7 +25,6 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
   const headers = revisionHeaders(config.build);
   const inbox = webInbox(headers);
   const mcp = new McpEndpoint(relay);
-  let server!: Server<SocketData>;
   const websocket = eventSocket(relay, () => server);
   const route = (request: Request, pathname: string, address: string): Response | Promise<Response> => {
     if (pathname === "/mcp") return mcp.handle(request, address);
@@ -34,7 +33,7 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
     return api.handle(request);
   };
 
-  server = Bun.serve<SocketData>({
+  const server: Server<SocketData> = Bun.serve<SocketData>({
     hostname: config.host,
     port: config.port,
     // A wait for a person can last minutes: MCP streams and the socket must not be cut by an idle timer.
