@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import { upgradeEvents, eventSocket, type SocketData } from "./events/socket.ts";
 import { clientAddress } from "./http/client-address.ts";
 import { apiRoutes } from "./http/routes.ts";
+import { problemResponse } from "./http/problem-response.ts";
 import { revisionHeaders } from "./http/revision-headers.ts";
 import { webInbox } from "./http/web-inbox.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
@@ -53,8 +54,7 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
       return response;
     },
     error(error) {
-      console.error("internal error:", error);
-      return Response.json({ code: "internal", message: "Something went wrong on the relay; nothing was changed." }, { status: 500, headers });
+      return problemResponse(error, headers);
     },
   });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
