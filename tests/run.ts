@@ -1,4 +1,4 @@
-// `bun run test`: every test of the project, in order, on this machine. Installs Debian's Chromium
+// `bun run test`: the linter and every test of the project, in order, on this machine. Installs Debian's Chromium
 // and Firefox ESR for the browser tests when they are missing and this user may (root with
 // apt-get), as the storage tests do for PostgreSQL (tests/support/postgres.ts), builds what the
 // browser tests load, and ends with one line: "N passed, N failed".
@@ -35,6 +35,7 @@ function sum(text: string, re: RegExp): number {
 const only = process.argv.slice(2);
 
 const STEPS: Step[] = [
+  { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."] },
   { name: "build: extensions and web inbox", cmd: ["npm", "run", "build"] },
   { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
   { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },

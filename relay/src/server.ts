@@ -4,6 +4,7 @@ import type { Config } from "./config.ts";
 import { upgradeEvents, eventSocket, type SocketData } from "./events/socket.ts";
 import { clientAddress } from "./http/client-address.ts";
 import { apiRoutes } from "./http/routes.ts";
+import { problemResponse } from "./http/problem-response.ts";
 import { revisionHeaders } from "./http/revision-headers.ts";
 import { webInbox } from "./http/web-inbox.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
@@ -25,7 +26,6 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
   const headers = revisionHeaders(config.build);
   const inbox = webInbox(headers);
   const mcp = new McpEndpoint(relay);
-  let server!: Server<SocketData>;
   const websocket = eventSocket(relay, () => server);
   const route = (request: Request, pathname: string, address: string): Response | Promise<Response> => {
     if (pathname === "/mcp") return mcp.handle(request, address);
@@ -34,10 +34,10 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
     return api.handle(request);
   };
 
-  server = Bun.serve<SocketData>({
+  const server: Server<SocketData> = Bun.serve<SocketData>({
     hostname: config.host,
     port: config.port,
-    // Waits for people last minutes: MCP streams and the socket must not be cut by an idle timer.
+    // A wait for a person can last minutes: MCP streams and the socket must not be cut by an idle timer.
     idleTimeout: 0,
     maxRequestBodySize: 64 * 1024 * 1024,
     websocket,
@@ -54,8 +54,7 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
       return response;
     },
     error(error) {
-      console.error("internal error:", error);
-      return Response.json({ code: "internal", message: "Something went wrong on the relay; nothing was changed." }, { status: 500, headers });
+      return problemResponse(error, headers);
     },
   });
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;

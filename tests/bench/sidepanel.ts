@@ -97,8 +97,14 @@ function fileDiff(index: number, next: () => number): string {
     for (let k = 0; k < blocks; k++) {
       const removed = Math.floor(next() * 6);
       const added = 1 + Math.floor(next() * 8);
-      for (let i = 0; i < removed; i++) (body.push(`-${tsLine(next, 1 + Math.floor(next() * 2))}`), oldCount++);
-      for (let i = 0; i < added; i++) (body.push(`+${tsLine(next, 1 + Math.floor(next() * 2))}`), newCount++);
+      for (let i = 0; i < removed; i++) {
+        body.push(`-${tsLine(next, 1 + Math.floor(next() * 2))}`);
+        oldCount++;
+      }
+      for (let i = 0; i < added; i++) {
+        body.push(`+${tsLine(next, 1 + Math.floor(next() * 2))}`);
+        newCount++;
+      }
       for (let i = 0; i < 3; i++) context();
     }
     out.push(`@@ -${line},${oldCount} +${line},${newCount} @@ export class ${NAMES[h % NAMES.length]}Service {`, ...body);

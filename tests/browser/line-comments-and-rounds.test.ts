@@ -4,7 +4,7 @@
 // beside the lines they were on. In the side panel, and in the web inbox at phone width by tapping.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
-import type { ReviewComment, ToolReply } from "@loopback/shared/generated/types";
+import type { ReviewComment } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { RelayProcess } from "../support/relay-process.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Agent, askWhen, expectRefusal, newProject, openedAsk, questionInput, readAsk, scene, toolReply, type Scene } from "./scene.ts";
+import { Agent, askWhen, expectRefusal, newProject, openedAsk, questionInput, readAsk, scene, toolReply, type Scene } from "./mcp-scene.ts";
 
 let s: Scene;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { ToolReply } from "@loopback/shared/generated/types";
-import { askWhen, briefingInput, newProject, openedAsk, questionInput, readAsk, reviewInput, running, scene, toolReply, type Scene } from "./scene.ts";
+import { askWhen, briefingInput, newProject, openedAsk, questionInput, readAsk, reviewInput, running, scene, toolReply, type Scene } from "./mcp-scene.ts";
 
 // Every blocking call returns after one second without a reply, so that tests can see it happen.
 let s: Scene;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Ask } from "@loopback/shared/generated/types";
 import { RelayProcess } from "../support/relay-process.ts";
-import { Person } from "./scene.ts";
+import { Person } from "./mcp-scene.ts";
 
 const AGENTS = 1_000;
 

@@ -3,7 +3,7 @@
 // already holds keeps working, and another token is not affected.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Agent } from "../support/agent.ts";
-import { expectRefusal, newProject, openedAsk, questionInput, running, scene, toolReply, type Scene } from "./scene.ts";
+import { expectRefusal, newProject, openedAsk, questionInput, running, scene, toolReply, type Scene } from "./mcp-scene.ts";
 
 let s: Scene;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { standalone, type Components } from "../../shared/gen/emit.ts";
 import { ROOT } from "../support/relay-process.ts";
-import { scene, type Scene } from "./scene.ts";
+import { scene, type Scene } from "./mcp-scene.ts";
 
 // The shapes each tool takes and gives, as the product names them (agents' configs name the tools).
 const SHAPES: Record<string, { input: string; output: string; blocking: boolean }> = {

@@ -2,7 +2,7 @@
 // anchors that do not fit the review are refused with the problem table's codes, nothing stored.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Reply, ReviewComment } from "@loopback/shared/generated/types";
-import { newProject, openedAsk, readAsk, running, scene, toolReply, type Scene } from "./scene.ts";
+import { newProject, openedAsk, readAsk, running, scene, toolReply, type Scene } from "./mcp-scene.ts";
 
 let s: Scene;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { assertShape } from "../support/contract.ts";
-import { Agent, scene, type Scene } from "./scene.ts";
+import { Agent, scene, type Scene } from "./mcp-scene.ts";
 
 let s: Scene;
 beforeAll(async () => {

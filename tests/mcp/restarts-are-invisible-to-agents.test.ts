@@ -7,7 +7,7 @@ import type { Ask } from "@loopback/shared/generated/types";
 import { Agent } from "../support/agent.ts";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, until, type Scene } from "./scene.ts";
+import { askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, until, type Scene } from "./mcp-scene.ts";
 
 let s: Scene;
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Ask, BriefingAsk } from "@loopback/shared/generated/types";
-import { Agent, askWhen, briefingInput, expectRefusal, newProject, openedAsk, questionInput, readAsk, reviewInput, running, scene, toolReply, uploadPng, type Scene } from "./scene.ts";
+import { Agent, askWhen, briefingInput, expectRefusal, newProject, openedAsk, questionInput, readAsk, reviewInput, running, scene, toolReply, uploadPng, type Scene } from "./mcp-scene.ts";
 
 let s: Scene;
 beforeAll(async () => {

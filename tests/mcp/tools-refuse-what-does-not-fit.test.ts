@@ -18,7 +18,7 @@ import {
   toolReply,
   uploadPng,
   type Scene,
-} from "./scene.ts";
+} from "./mcp-scene.ts";
 
 const HUGE = "x".repeat(300 * 1024);
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { AskEvent } from "@loopback/shared/generated/types";
-import { Agent, askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, type Scene } from "./scene.ts";
+import { Agent, askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, type Scene } from "./mcp-scene.ts";
 
 let s: Scene;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 // Every ask, diff and image lives in the data directory: other users of the machine must not read it,
 // whatever the umask the relay was started under.
 import { afterEach, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RelayProcess } from "../support/relay-process.ts";

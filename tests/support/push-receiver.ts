@@ -7,8 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Server } from "bun";
-// http_ece ships no types.
-// @ts-expect-error
+// @ts-expect-error -- http_ece ships no types.
 import ece from "http_ece";
 
 export interface Received {
@@ -52,14 +51,13 @@ export class PushReceiver {
       { stdout: "pipe", stderr: "pipe" },
     );
     if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
-    let receiver!: PushReceiver;
     const server = Bun.serve({
       hostname: "127.0.0.1",
       port: 0,
       tls: { cert: Bun.file(cert), key: Bun.file(key) },
       fetch: (request) => receiver.#handle(request),
     });
-    receiver = new PushReceiver(server, dir, cert, relayKey);
+    const receiver: PushReceiver = new PushReceiver(server, dir, cert, relayKey);
     return receiver;
   }
 

@@ -28,7 +28,6 @@ export const ASK_PREFIX = "ask:";
 export const askKey = (id: string) => `${ASK_PREFIX}${id}`;
 
 export const DEFAULT_SETTINGS: Settings = { relayUrl: "", notify: true };
-export const DEFAULT_STATUS: Status = { stream: null, revision: "same", who: null };
 
 const local = () => browser.storage.local;
 

@@ -1,4 +1,4 @@
-import type { Ask, AskKind, Entry, Whoami } from "@loopback/shared/generated/types";
+import type { Ask, AskKind, Whoami } from "@loopback/shared/generated/types";
 import { inlineMarkdownText } from "../blocks/inline-markdown";
 
 export const isOpen = (ask: Ask) => ask.status !== "closed";
@@ -61,10 +61,6 @@ export function compareClosed(a: Ask, b: Ask): number {
 /** Whether `incoming` is at least as new as `current`, so a late echo never rolls an ask back. */
 export const isNewer = (incoming: Ask, current: Ask | undefined) =>
   !current || incoming.updatedAt >= current.updatedAt;
-
-export function lastEntry(ask: Ask): Entry | undefined {
-  return ask.thread.at(-1);
-}
 
 /** A short age: "now", "4m", "3h", "2d", or a date. */
 export function age(iso: string, now: number): string {

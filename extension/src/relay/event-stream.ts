@@ -1,4 +1,5 @@
 import type { ServerEvent } from "@loopback/shared/generated/types";
+import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { RelayClient } from "./relay-client";
 import { RelayError, describeError } from "./relay-error";
 
@@ -107,7 +108,7 @@ export class EventStream {
     const { client, signal, onEvent } = this.#options;
     const { ticket } = await client.ticket(signal);
     const Socket = this.#options.WebSocket ?? WebSocket;
-    const socket = new Socket(client.eventsUrl, ["loopback.v1", `loopback.ticket.${ticket}`]);
+    const socket = new Socket(client.eventsUrl, [EVENTS_SUBPROTOCOL, `${TICKET_SUBPROTOCOL_PREFIX}${ticket}`]);
     this.#socket = socket;
 
     return new Promise<string | RelayError>((resolve) => {

@@ -19,8 +19,6 @@ export class RelayError extends Error {
   }
 }
 
-export const isRelayError = (e: unknown): e is RelayError => e instanceof RelayError;
-
 export function describeError(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }

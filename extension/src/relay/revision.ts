@@ -1,9 +1,8 @@
 import { REVISION, REVISIONS } from "@loopback/shared/generated/revision";
+import { REVISION_HEADER } from "@loopback/shared/wire-names";
 
 /** How the relay's revision compares with the one this client writes. */
 export type RevisionGap = "same" | "relay_newer" | "relay_older";
-
-export const REVISION_HEADER = "Loopback-Revision";
 
 export function compareRevision(relayRevision: string | null): RevisionGap {
   if (!relayRevision || relayRevision === REVISION) return "same";
@@ -13,4 +12,4 @@ export function compareRevision(relayRevision: string | null): RevisionGap {
   return theirs > REVISIONS.indexOf(REVISION) ? "relay_newer" : "relay_older";
 }
 
-export { REVISION };
+export { REVISION, REVISION_HEADER };

@@ -1,11 +1,10 @@
 import type { BriefingAsk, Point, PointReply, Responded } from "@loopback/shared/generated/types";
-import { hasWords, parentPoint } from "@loopback/shared/ask-rules/index";
+import { hasWords, parentPoint, pointAndAncestors } from "@loopback/shared/ask-rules/index";
 import type { PointDraft } from "./draft.svelte";
 
 /** Whether a point is resolved by the draft: marked itself, or beneath a point marked resolved. */
 export function resolvedInDraft(id: string, drafts: Record<string, PointDraft>): boolean {
-  for (let at: string | undefined = id; at !== undefined; at = parentPoint(at)) if (drafts[at]?.resolved) return true;
-  return false;
+  return pointAndAncestors(id).some((at) => drafts[at]?.resolved);
 }
 
 /**

@@ -63,8 +63,14 @@ export function diffTextLine(text: string, file: string, side: "old" | "new", li
       const onOld = mark === " " || mark === "-";
       const onNew = mark === " " || mark === "+";
       if (path === file && ((side === "old" && onOld && oldN === line) || (side === "new" && onNew && newN === line))) return i + 1;
-      if (onOld) (oldN++, oldLeft--);
-      if (onNew) (newN++, newLeft--);
+      if (onOld) {
+        oldN++;
+        oldLeft--;
+      }
+      if (onNew) {
+        newN++;
+        newLeft--;
+      }
       if (!onOld && !onNew) oldLeft = newLeft = 0;
       continue;
     }
@@ -100,12 +106,18 @@ function pair(earlier: Block[], current: Block[]): Map<number, number> {
   current.forEach((b, i) => {
     const k = key(b, i);
     const j = earlier.findIndex((e, n) => !taken.has(n) && k !== null && key(e, n) === k);
-    if (j !== -1) (pairs.set(i, j), taken.add(j));
+    if (j !== -1) {
+      pairs.set(i, j);
+      taken.add(j);
+    }
   });
   current.forEach((b, i) => {
     if (pairs.has(i) || !isLined(b)) return;
     const e = earlier[i];
-    if (e && !taken.has(i) && e.type === b.type) (pairs.set(i, i), taken.add(i));
+    if (e && !taken.has(i) && e.type === b.type) {
+      pairs.set(i, i);
+      taken.add(i);
+    }
   });
   return pairs;
 }

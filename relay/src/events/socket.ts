@@ -5,6 +5,7 @@ import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { SnapshotEvent } from "@loopback/shared/generated/types";
 import { REVISIONS } from "@loopback/shared/generated/revision";
 import { problem } from "@loopback/shared/problems";
+import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { Caller } from "../auth/gate.ts";
 import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
@@ -12,8 +13,6 @@ import { clientRevision } from "../http/revision-headers.ts";
 import type { Relay } from "../relay.ts";
 import { downgradeEvent } from "../revisions/downgrade.ts";
 
-export const SUBPROTOCOL = "loopback.v1";
-const TICKET_PREFIX = "loopback.ticket.";
 /** Clients send small keepalive frames (an MV3 worker lives on messages); anything bigger is abuse. */
 export const MAX_CLIENT_FRAME_BYTES = 4096;
 export const MAX_CLIENT_FRAMES_PER_MINUTE = 120;
@@ -36,12 +35,12 @@ export function upgradeEvents(relay: Relay, request: Request, server: Server<Soc
     const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((s) => s.trim());
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") throw problem("route.not_found", "This address takes WebSocket upgrades.");
     assertAllowedOrigin(request, relay.config);
-    if (!offered.includes(SUBPROTOCOL)) throw problem("ticket.invalid", `Offer the subprotocol ${SUBPROTOCOL}.`);
-    const ticket = offered.find((p) => p.startsWith(TICKET_PREFIX));
+    if (!offered.includes(EVENTS_SUBPROTOCOL)) throw problem("ticket.invalid", `Offer the subprotocol ${EVENTS_SUBPROTOCOL}.`);
+    const ticket = offered.find((p) => p.startsWith(TICKET_SUBPROTOCOL_PREFIX));
     let caller: Caller;
     let revision: string;
     if (ticket) {
-      const redeemed = relay.tickets.redeem(ticket.slice(TICKET_PREFIX.length));
+      const redeemed = relay.tickets.redeem(ticket.slice(TICKET_SUBPROTOCOL_PREFIX.length));
       // Revoked by another process since it was issued: the store knows before the watch does.
       if (!redeemed || relay.gate.revokedAmong([redeemed.caller.tokenId]).length) throw problem("ticket.invalid");
       ({ caller, revision } = redeemed);
@@ -51,7 +50,7 @@ export function upgradeEvents(relay: Relay, request: Request, server: Server<Soc
     }
     const ok = server.upgrade(request, {
       data: { caller, revision, frames: { count: 0, since: Date.now() } },
-      headers: { "Sec-WebSocket-Protocol": SUBPROTOCOL, ...headers },
+      headers: { "Sec-WebSocket-Protocol": EVENTS_SUBPROTOCOL, ...headers },
     });
     if (!ok) throw problem("route.not_found", "This address takes WebSocket upgrades.");
     return undefined;

@@ -12,7 +12,7 @@ export function clientAddress(trusted: string[]): ClientAddress {
   try {
     trust = proxyaddr.compile(trusted);
   } catch (e) {
-    throw new Error(`LOOPBACK_TRUSTED_PROXIES must list addresses or CIDR ranges: ${(e as Error).message}`);
+    throw new Error(`LOOPBACK_TRUSTED_PROXIES must list addresses or CIDR ranges: ${(e as Error).message}`, { cause: e });
   }
   return (peer, forwardedFor) => {
     // proxy-addr reads a Node request; these two fields are all it looks at.

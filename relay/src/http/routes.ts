@@ -5,7 +5,7 @@ import * as v from "valibot";
 import { problem } from "@loopback/shared/problems";
 import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
 import type { Relay } from "../relay.ts";
-import { readBody } from "../read-capped.ts";
+import { readCappedBody } from "./read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
 import { downgradeAsk, downgradePage, downgradeSnapshot } from "../revisions/downgrade.ts";
 import { assertNotNewer, clientRevision, revisionHeaders } from "./revision-headers.ts";
@@ -21,7 +21,7 @@ const Before = v.pipe(
 );
 
 async function readJson(request: Request): Promise<unknown> {
-  const bytes = await readBody(request, MAX_BODY_BYTES, "body.too_large");
+  const bytes = await readCappedBody(request, MAX_BODY_BYTES, "body.too_large");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);

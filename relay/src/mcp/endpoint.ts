@@ -13,7 +13,7 @@ import type { Caller } from "../auth/gate.ts";
 import type { RevocationWatch } from "../auth/revocation-watch.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { newId } from "../ids.ts";
-import { readBody } from "../read-capped.ts";
+import { readCappedBody } from "../http/read-capped-body.ts";
 import type { McpSessions, SessionRow } from "../storage/mcp-sessions.ts";
 import { createMcpServer, progress, type McpServices } from "./session.ts";
 import { toolError, toolResult } from "./tool.ts";
@@ -84,7 +84,7 @@ export class McpEndpoint {
 
       let body: unknown;
       if (request.method === "POST") {
-        const bytes = await readBody(request, MAX_MCP_BODY_BYTES, "input.too_large");
+        const bytes = await readCappedBody(request, MAX_MCP_BODY_BYTES, "input.too_large");
         try {
           body = JSON.parse(new TextDecoder().decode(bytes));
         } catch {

@@ -3,7 +3,7 @@
 // as text; refusals become `isError` results in the problems table's words.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { toolJsonSchemas } from "@loopback/shared/generated/tool-schemas";
-import { LoopbackProblem } from "@loopback/shared/problems";
+import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { TOOL_SHAPES, type ToolName } from "@loopback/shared/tool-catalog";
 import type { AskService, Opened } from "../asks/ask-service.ts";
 import type { Caller } from "../auth/gate.ts";
@@ -64,9 +64,7 @@ export function toolResult(value: unknown): CallToolResult {
 }
 
 export function toolError(error: unknown): CallToolResult {
-  if (error instanceof LoopbackProblem) {
-    return { content: [{ type: "text", text: `${error.code}: ${error.message}` }], isError: true };
-  }
-  console.error("internal error in a tool:", error);
-  return { content: [{ type: "text", text: "internal: Something went wrong on the relay; nothing was changed." }], isError: true };
+  if (!(error instanceof LoopbackProblem)) console.error("internal error in a tool:", error);
+  const refusal = error instanceof LoopbackProblem ? error : problem("internal");
+  return { content: [{ type: "text", text: `${refusal.code}: ${refusal.message}` }], isError: true };
 }

@@ -4,7 +4,7 @@ import { and, asc, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm
 import type { Ask, Entry } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
-import { changed, lightly, type Db } from "./db.ts";
+import { changed, withoutWaitingForDisk, type Db } from "./db.ts";
 import { asks, entries } from "./schema.ts";
 import { upgradeEntry, upgradeOpening } from "./upgrade.ts";
 
@@ -103,7 +103,7 @@ export class AskStore {
    */
   insert(spaceId: string, ask: Ask, fingerprint?: string): void {
     const openingJson = JSON.stringify(opening(ask));
-    lightly(this.db, () => this.#insertAsk.run({
+    withoutWaitingForDisk(this.db, () => this.#insertAsk.run({
       fingerprint: fingerprint ?? null,
       id: ask.id,
       spaceId,
@@ -147,7 +147,7 @@ export class AskStore {
    * OS by then), and if a power cut lost it the reply would be handed over again, never lost.
    */
   claimDelivery(askId: string, expected: number, next: number, at: string): boolean {
-    const res = lightly(this.db, () => this.#claim.run({ id: askId, expected, next, at }));
+    const res = withoutWaitingForDisk(this.db, () => this.#claim.run({ id: askId, expected, next, at }));
     if (changed(res) !== 1) return false;
     const cached = this.#cache.get(askId);
     if (cached) {

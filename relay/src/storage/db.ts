@@ -33,7 +33,7 @@ export const changed = (result: unknown): number => (result as { changes: number
  * Runs `write` with a commit that reaches the OS without waiting for the disk: safe from a crashed
  * process, not from a power cut. Only for records whose loss repeats work instead of losing any.
  */
-export function lightly<T>(db: Db, write: () => T): T {
+export function withoutWaitingForDisk<T>(db: Db, write: () => T): T {
   const client = db.$client;
   // `query` caches the prepared pragma, so switching costs no parse on this hot path.
   client.query("PRAGMA synchronous = NORMAL").run();

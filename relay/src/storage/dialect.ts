@@ -21,7 +21,7 @@ export interface Dialect {
   /** One write, committed durably before it resolves. */
   write<T>(fn: (q: Query) => Promise<T>): Promise<T>;
   /** A write committed without waiting for the disk: only for records whose loss repeats work, never loses any. */
-  lightly<T>(fn: (q: Query) => Promise<T>): Promise<T>;
+  withoutWaitingForDisk<T>(fn: (q: Query) => Promise<T>): Promise<T>;
   /** Several statements in one durable transaction; a throw rolls all of them back. */
   transaction<T>(fn: (tx: Query) => Promise<T>): Promise<T>;
   /** Tells the other replicas, when `tx` commits, that an ask changed. */

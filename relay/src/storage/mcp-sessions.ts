@@ -1,7 +1,7 @@
 // MCP sessions on disk, so a restarted relay (or another replica) serves a known `Mcp-Session-Id`
 // without a new `initialize`. Rows are small; what `initialize` said is kept to rebuild the session.
 import { and, count, eq, lt, sql } from "drizzle-orm";
-import { lightly, type Db } from "./db.ts";
+import { withoutWaitingForDisk, type Db } from "./db.ts";
 import { mcpSessions } from "./schema.ts";
 
 export type SessionRow = typeof mcpSessions.$inferSelect;
@@ -18,7 +18,7 @@ export class McpSessions {
 
   /** Stored without waiting for the disk: a session lost to a power cut is re-initialized, nothing more. */
   insert(row: SessionRow): void {
-    lightly(this.db, () => this.db.insert(mcpSessions).values(row).run());
+    withoutWaitingForDisk(this.db, () => this.db.insert(mcpSessions).values(row).run());
   }
 
   get(id: string): SessionRow | undefined {
@@ -26,7 +26,7 @@ export class McpSessions {
   }
 
   touch(id: string, at: string): void {
-    lightly(this.db, () => this.#touch.run({ id, at }));
+    withoutWaitingForDisk(this.db, () => this.#touch.run({ id, at }));
   }
 
   delete(id: string): void {

@@ -44,7 +44,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     db: q,
     t: pgSchema as unknown as typeof schema,
     write: (fn) => fn(q),
-    lightly: (fn) =>
+    withoutWaitingForDisk: (fn) =>
       db.transaction(async (tx) => {
         // This transaction's commit returns before its WAL is flushed; every other commit waits for it.
         await tx.execute(sql`set local synchronous_commit = off`);

@@ -37,7 +37,7 @@ export function sqliteDialect(db: Db): Dialect {
     // Reads do not take turns: on this connection they may see an open transaction's writes, which
     // roll back only on an error (a lost compare-and-set writes nothing and commits).
     write: (fn) => turns.run(() => fn(q)),
-    lightly: (fn) =>
+    withoutWaitingForDisk: (fn) =>
       turns.run(async () => {
         client.query("PRAGMA synchronous = NORMAL").run();
         try {

@@ -3,7 +3,7 @@
 // and answers the same JSON-RPC request. Written without waiting for the disk, like a new ask: the
 // agent has not been answered yet, and the reply's durable commit carries the record to disk with it.
 import { eq, lt, sql } from "drizzle-orm";
-import { lightly, type Db } from "./db.ts";
+import { withoutWaitingForDisk, type Db } from "./db.ts";
 import { waitingCalls } from "./schema.ts";
 
 export type CallRow = typeof waitingCalls.$inferSelect;
@@ -32,7 +32,7 @@ export class WaitingCalls {
 
   /** Records a call once its tool has opened or found its ask: which ask, from which turn. */
   insert(row: CallRow): void {
-    lightly(this.db, () => this.#insert.run(row));
+    withoutWaitingForDisk(this.db, () => this.#insert.run(row));
   }
 
   get(id: string): CallRow | undefined {

@@ -11,7 +11,7 @@ import { hashSecret, newId, newSecret } from "../ids.ts";
 import { changed, type Db } from "../storage/db.ts";
 import { tokens, uploads } from "../storage/schema.ts";
 import { assertUnderCap } from "../limits/per-token-cap.ts";
-import { readCapped } from "../read-capped.ts";
+import { readCapped } from "../http/read-capped-body.ts";
 import { isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
 
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;

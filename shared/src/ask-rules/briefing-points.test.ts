@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Ask, Point } from "../generated/types.ts";
-import { allPoints, openPoints, parentPoint, pointDepth, pointsAwaitingAnswer, resolvedPoints, subPoints } from "./briefing-points.ts";
+import { allPoints, openPoints, parentPoint, pointAndAncestors, pointDepth, pointsAwaitingAnswer, resolvedPoints, subPoints, topPoint } from "./briefing-points.ts";
 import { aBriefing, agentAnswers, aQuestion, personReplies, personResponds } from "./sample-asks.ts";
 
 const ids = (points: Point[]) => points.map((point) => point.id);
@@ -28,6 +28,12 @@ describe("point ids", () => {
       expect(parentPoint(id)).toBe(parent);
     });
   }
+
+  test("a point's chain runs from itself up to its level-one point", () => {
+    expect(pointAndAncestors("3.1.2")).toEqual(["3.1.2", "3.1", "3"]);
+    expect(pointAndAncestors("12")).toEqual(["12"]);
+    expect([topPoint("3.1.2"), topPoint("12.10"), topPoint("4")]).toEqual(["3", "12", "4"]);
+  });
 });
 
 describe("allPoints", () => {

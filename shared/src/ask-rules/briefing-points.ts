@@ -12,6 +12,16 @@ export function parentPoint(id: string): string | undefined {
   return dot < 0 ? undefined : id.slice(0, dot);
 }
 
+/** The point itself, then each point above it up to its level-one point: `3.1.2`, `3.1`, `3`. */
+export function pointAndAncestors(id: string): string[] {
+  const chain: string[] = [];
+  for (let at: string | undefined = id; at !== undefined; at = parentPoint(at)) chain.push(at);
+  return chain;
+}
+
+/** The level-one point a point sits beneath, or the point itself when it is level one. */
+export const topPoint = (id: string): string => id.split(".")[0]!;
+
 export function toPoint(id: string, { title, detail, content }: BriefingPoint): Point {
   return { id, title, ...(detail !== undefined && { detail }), ...(content !== undefined && { content }) };
 }
@@ -77,8 +87,5 @@ function resolvedBy(ask: Ask): (id: string) => boolean {
     if (entry.author !== "human" || entry.reply.outcome !== "responded") continue;
     for (const point of entry.reply.points) if (point.resolved) marked.add(point.point);
   }
-  return (id) => {
-    for (let at: string | undefined = id; at !== undefined; at = parentPoint(at)) if (marked.has(at)) return true;
-    return false;
-  };
+  return (id) => pointAndAncestors(id).some((at) => marked.has(at));
 }

@@ -39,7 +39,7 @@ export class SqlAskRecords implements AskRecords {
 
   async insert(spaceId: string, ask: Ask, fingerprint?: string): Promise<void> {
     const { t } = this.d;
-    await this.d.lightly(async (q) => {
+    await this.d.withoutWaitingForDisk(async (q) => {
       await q.insert(t.asks).values({
         id: ask.id,
         spaceId,
@@ -81,7 +81,7 @@ export class SqlAskRecords implements AskRecords {
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean> {
     // Written without waiting for the disk: if a power cut lost it, the reply is handed over again, never lost.
     const { t } = this.d;
-    return this.d.lightly(async (q) => {
+    return this.d.withoutWaitingForDisk(async (q) => {
       const claimed = await q
         .update(t.asks)
         .set({ delivered: next, deliveredAt: at })

@@ -9,7 +9,7 @@ export class SqlCallRecords implements CallRecords {
   constructor(private d: Dialect) {}
 
   async insert(row: CallRow): Promise<void> {
-    await this.d.lightly((q) => q.insert(this.d.t.waitingCalls).values(row));
+    await this.d.withoutWaitingForDisk((q) => q.insert(this.d.t.waitingCalls).values(row));
   }
 
   async get(id: string): Promise<CallRow | undefined> {

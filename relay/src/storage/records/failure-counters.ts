@@ -28,7 +28,7 @@ export class SqlFailureCounts implements FailureCountRecords {
     const now = iso(nowMs);
     const expired = sql`${t.authFailures.since} < ${iso(nowMs - this.windowMs)}`;
     // Lost to a power cut, a count only lets a few more guesses through: not waited onto the disk.
-    return this.d.lightly(async (q) => {
+    return this.d.withoutWaitingForDisk(async (q) => {
       const [row] = await q
         .insert(t.authFailures)
         .values({ address: key, count: 1, since: now })

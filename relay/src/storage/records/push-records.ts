@@ -58,7 +58,7 @@ export class SqlPushRecords implements PushRecords {
 
   async pushed(id: string, at: string): Promise<void> {
     const { t } = this.d;
-    await this.d.lightly((q) => q.update(t.pushDevices).set({ lastPushAt: at }).where(eq(t.pushDevices.id, id)));
+    await this.d.withoutWaitingForDisk((q) => q.update(t.pushDevices).set({ lastPushAt: at }).where(eq(t.pushDevices.id, id)));
   }
 
   claimNotice(askId: string, turn: number, at: string): Promise<boolean> {

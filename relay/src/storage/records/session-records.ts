@@ -8,7 +8,7 @@ export class SqlSessionRecords implements SessionRecords {
   constructor(private d: Dialect) {}
 
   async insert(row: SessionRow): Promise<void> {
-    await this.d.lightly((q) => q.insert(this.d.t.mcpSessions).values(row));
+    await this.d.withoutWaitingForDisk((q) => q.insert(this.d.t.mcpSessions).values(row));
   }
 
   async get(id: string): Promise<SessionRow | undefined> {
@@ -18,7 +18,7 @@ export class SqlSessionRecords implements SessionRecords {
 
   async touch(id: string, at: string): Promise<void> {
     const { t } = this.d;
-    await this.d.lightly((q) => q.update(t.mcpSessions).set({ lastSeenAt: at }).where(eq(t.mcpSessions.id, id)));
+    await this.d.withoutWaitingForDisk((q) => q.update(t.mcpSessions).set({ lastSeenAt: at }).where(eq(t.mcpSessions.id, id)));
   }
 
   async delete(id: string): Promise<void> {

@@ -3,7 +3,7 @@
 // read as a stream and cut off as soon as it passes the limit.
 import { problem, type ProblemCode } from "@loopback/shared/problems";
 
-export async function readBody(request: Request, maxBytes: number, tooLarge: ProblemCode): Promise<Uint8Array> {
+export async function readCappedBody(request: Request, maxBytes: number, tooLarge: ProblemCode): Promise<Uint8Array> {
   const declared = request.headers.get("content-length");
   const length = Number(declared);
   if (declared !== null && Number.isInteger(length)) {
