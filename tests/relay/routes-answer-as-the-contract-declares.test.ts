@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { scene, type Scene } from "../support/scene.ts";
 import { question } from "./open-ask.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../support/relay-process.ts";
 
 let s: Scene;
 beforeAll(async () => {
@@ -165,4 +168,18 @@ test("no request, however odd, is answered with a 500 or a stack trace", async (
   expect((await s.person.api("GET", `/asks/${ask.id}`)).body.thread).toEqual([]);
   await s.person.reply(ask.id, { outcome: "dismissed" });
   await call;
+});
+
+test("from revision 3 every route behind a token declares the 429 its limits answer; revisions 1 and 2 stay as shipped", () => {
+  const doc = (rev: string) => JSON.parse(readFileSync(join(ROOT, `revisions/openapi.${rev}.json`), "utf8"));
+  const behindToken = (d: any) =>
+    Object.entries(d.paths).flatMap(([path, ops]: [string, any]) =>
+      Object.entries(ops)
+        .filter(([, op]: [string, any]) => op.security?.some((s: object) => "BearerAuth" in s))
+        .map(([method, op]: [string, any]) => ({ at: `${method.toUpperCase()} ${path}`, declares: "429" in op.responses })),
+    );
+  const r3 = behindToken(doc("3"));
+  expect(r3.length).toBeGreaterThan(10);
+  expect(r3.filter((r) => !r.declares).map((r) => r.at)).toEqual([]);
+  for (const rev of ["1", "2"]) expect(behindToken(doc(rev)).filter((r) => r.declares)).toEqual([]);
 });

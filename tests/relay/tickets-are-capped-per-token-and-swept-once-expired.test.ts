@@ -6,6 +6,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { Agent } from "../support/agent.ts";
 import { EventSocket, Person } from "../support/person.ts";
+import { assertResponse } from "../support/contract.ts";
 import { scene, until, type Scene } from "../support/scene.ts";
 import { PNG, put, uploadTicket } from "./upload-image.ts";
 
@@ -32,6 +33,7 @@ test("past its cap of unused event tickets a token gets 429 ticket.too_many; usi
   for (let i = 0; i < 3; i++) held.push((await ticket(s.person)).body.ticket as string);
   const refused = await ticket(s.person);
   expect([refused.status, refused.body.code]).toEqual([429, "ticket.too_many"]);
+  assertResponse("3", "POST", "/events/tickets", 429, refused.body);
   expect(refused.body.message).toContain("LOOPBACK_MAX_EVENT_TICKETS");
 
   const other = new Person(s.relay.url, await s.relay.token("ada"));
