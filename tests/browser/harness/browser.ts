@@ -44,7 +44,12 @@ export class TestBrowser {
       args: [`--disable-extensions-except=${EXTENSION_DIR}`, `--load-extension=${EXTENSION_DIR}`, ...FLAGS],
     });
     const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent("serviceworker"));
-    return new TestBrowser(context, new URL(worker.url()).host, profile);
+    const extensionId = new URL(worker.url()).host;
+    // A fresh install opens the options page (shipped behaviour), possibly in a tab a test has just
+    // opened: wait for it first, so no test's navigation races with it.
+    const options = `chrome-extension://${extensionId}/options.html`;
+    for (const deadline = Date.now() + 10_000; !context.pages().some((p) => p.url().startsWith(options)) && Date.now() < deadline; ) await Bun.sleep(25);
+    return new TestBrowser(context, extensionId, profile);
   }
 
   /**
