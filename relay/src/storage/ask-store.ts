@@ -1,12 +1,12 @@
 // Asks on disk: the opening as one row, each later turn as a row of `entries`. Every write is one
 // transaction, committed (synchronous=FULL) before the caller goes on to acknowledge it.
 import { and, asc, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
-import type { Ask, Entry } from "@loopback/shared/generated/types";
+import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { changed, withoutWaitingForDisk, type Db } from "./db.ts";
 import { asks, entries } from "./schema.ts";
-import { upgradeEntry, upgradeOpening } from "./upgrade.ts";
+import { assemble } from "./upgrade.ts";
 
 type AskRow = typeof asks.$inferSelect;
 type EntryRow = typeof entries.$inferSelect;
@@ -221,18 +221,4 @@ export class AskStore {
     }
     return rows.map((r) => this.#cache.get(r.id)?.ask ?? assemble(r, byAsk.get(r.id) ?? []));
   }
-}
-
-function assemble(row: AskRow, thread: EntryRow[]): Ask {
-  const open = upgradeOpening(row.revision, JSON.parse(row.opening));
-  return {
-    ...open,
-    id: row.id,
-    status: row.status,
-    waiting: false,
-    thread: thread.map((e) => upgradeEntry(e.revision, JSON.parse(e.body)) as Entry),
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    ...(row.closedAt ? { closedAt: row.closedAt } : {}),
-  } as Ask;
 }

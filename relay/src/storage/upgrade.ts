@@ -1,6 +1,7 @@
 // Stored messages keep the revision that wrote them. Reading one written by an older revision
 // upgrades it, step by step, to the revision this code writes (docs/design/versioned-messages.md).
 import { REVISION, REVISIONS } from "@loopback/shared/generated/revision";
+import type { Ask, Entry } from "@loopback/shared/generated/types";
 
 type Step = (json: any) => any;
 
@@ -27,3 +28,21 @@ function upgrade(steps: Record<string, Step>, revision: string, json: any): any 
 
 export const upgradeOpening = (revision: string, json: any) => upgrade(OPENING_STEPS, revision, json);
 export const upgradeEntry = (revision: string, json: any) => upgrade(ENTRY_STEPS, revision, json);
+
+/** An ask as stored, its opening and each turn brought up from the revision that wrote it. */
+export function assemble(
+  row: { id: string; status: Ask["status"]; revision: string; opening: string; createdAt: string; updatedAt: string; closedAt: string | null },
+  thread: { revision: string; body: string }[],
+): Ask {
+  const open = upgradeOpening(row.revision, JSON.parse(row.opening));
+  return {
+    ...open,
+    id: row.id,
+    status: row.status,
+    waiting: false,
+    thread: thread.map((e) => upgradeEntry(e.revision, JSON.parse(e.body)) as Entry),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    ...(row.closedAt ? { closedAt: row.closedAt } : {}),
+  } as Ask;
+}

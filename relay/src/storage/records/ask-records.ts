@@ -2,13 +2,13 @@
 // on the version the writer read and commits only while the ask is still at it (compare-and-set on
 // `asks.version`), so two writers on two replicas resolve as one winner and one "not your turn".
 import { and, asc, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
-import type { Ask, Entry } from "@loopback/shared/generated/types";
+import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../schema.ts";
 import type { AppendOutcome, AskRecords, VersionedAsk } from "../store.ts";
-import { upgradeEntry, upgradeOpening } from "../upgrade.ts";
+import { assemble } from "../upgrade.ts";
 
 type AskRow = typeof asks.$inferSelect;
 type EntryRow = typeof entries.$inferSelect;
@@ -151,18 +151,4 @@ export class SqlAskRecords implements AskRecords {
 
 function stored(row: AskRow, thread: EntryRow[]): VersionedAsk {
   return { spaceId: row.spaceId, ask: assemble(row, thread), delivered: row.delivered, deliveredAt: row.deliveredAt, version: row.version };
-}
-
-function assemble(row: AskRow, thread: EntryRow[]): Ask {
-  const open = upgradeOpening(row.revision, JSON.parse(row.opening));
-  return {
-    ...open,
-    id: row.id,
-    status: row.status,
-    waiting: false,
-    thread: thread.map((e) => upgradeEntry(e.revision, JSON.parse(e.body)) as Entry),
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    ...(row.closedAt ? { closedAt: row.closedAt } : {}),
-  } as Ask;
 }
