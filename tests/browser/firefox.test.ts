@@ -7,8 +7,7 @@ import { RelayProcess } from "../support/relay-process.ts";
 import { TestAgent } from "./harness/agent";
 import { ensureBuilt } from "./harness/browser";
 import { TestFirefox } from "./harness/firefox";
-
-const STEP_MS = 15_000;
+import { STEP_MS } from "./harness/timeouts";
 
 let relay: RelayProcess;
 let firefox: TestFirefox;

@@ -6,94 +6,53 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Page } from "playwright-core";
 import { TestAgent } from "./harness/agent";
-import { TestBrowser, ensureBuilt } from "./harness/browser";
-import { RelayProcess } from "../support/relay-process.ts";
+import { TestBrowser } from "./harness/browser";
+import { PanelScene } from "./harness/panel-scene";
+import { STEP_MS } from "./harness/timeouts";
 
-const STEP_MS = 15_000;
+const scene = new PanelScene();
 
-let relay: RelayProcess;
-let browser: TestBrowser;
-let agent: TestAgent;
-let panel: Page;
-let personToken: string;
-let agentToken: string;
-
-const row = (p: Page, title: string) => p.locator("[data-ask-row]", { hasText: title });
-
-/** The ask as the relay holds it, read with the person's token. */
-async function stored(id: string): Promise<Ask> {
-  const response = await fetch(`${relay.url}/api/v1/asks/${id}`, { headers: { Authorization: `Bearer ${personToken}` } });
+/** The ask as the relay holds it, read with a person's token. */
+async function stored(id: string, token = scene.personToken): Promise<Ask> {
+  const response = await fetch(`${scene.relay.url}/api/v1/asks/${id}`, { headers: { Authorization: `Bearer ${token}` } });
   return (await response.json()) as Ask;
 }
 
 const humanTurns = (ask: Ask) => ask.thread.filter((e) => e.author === "human").length;
 
-/** Back to the list (Escape first leaves a text box, if one has the focus). */
-async function toList(p: Page) {
-  for (let i = 0; i < 2 && !(await p.locator(".list-pane").count()); i++) await p.keyboard.press("Escape");
-  await p.locator(".list-pane").waitFor({ timeout: STEP_MS });
-}
-
-async function openFromList(p: Page, title: string): Promise<string> {
-  await toList(p);
-  const id = await row(p, title).getAttribute("data-ask-row", { timeout: STEP_MS });
-  await row(p, title).click();
-  await p.locator(`article[data-ask="${id}"]`).waitFor({ timeout: STEP_MS });
-  return id!;
-}
-
-beforeAll(async () => {
-  await ensureBuilt();
-  relay = await new RelayProcess().start();
-}, 60_000);
-
-afterAll(async () => {
-  await relay?.dispose();
-});
+beforeAll(() => scene.start(), 120_000);
+afterAll(() => scene.close());
 
 describe("what the side panel says is true, and nothing written is lost", () => {
-  beforeAll(async () => {
-    personToken = await relay.token("Ada");
-    agentToken = await relay.token("Ada", { agent: true });
-    browser = await TestBrowser.withExtension();
-    agent = await TestAgent.connect(relay.url, agentToken);
-    await browser.connect(relay.url, personToken);
-    panel = await browser.page("sidepanel.html");
-    await panel.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
-  }, 120_000);
-
-  afterAll(async () => {
-    await agent?.close().catch(() => {});
-    await browser?.close();
-  });
+  beforeAll(() => scene.openPanel(), 60_000);
 
   test("words written on a sub-point reach the agent when the point above it is resolved", async () => {
-    const first = agent.waitFor("send_briefing", {
+    const first = scene.agent.waitFor("send_briefing", {
       title: "Indexes for the import",
       project: "inventory",
       sections: [{ points: [{ title: "Add the missing indexes" }, { title: "Drop the unused one" }] }],
     });
-    const id = await openFromList(panel, "Indexes for the import");
-    const point = (pid: string) => panel.locator(`[data-point="${pid}"]`);
+    const id = await scene.open("Indexes for the import");
+    const point = (pid: string) => scene.panel.locator(`[data-point="${pid}"]`);
     await point("1").locator("button.head").click();
-    await panel.getByLabel("Reply on point 1").fill("Which ones?");
+    await scene.panel.getByLabel("Reply on point 1").fill("Which ones?");
     await point("2").locator("button.head").click();
     await point("2").getByRole("checkbox").check();
-    await panel.getByRole("button", { name: "Send replies" }).click();
+    await scene.panel.getByRole("button", { name: "Send replies" }).click();
     await first;
 
-    const second = agent.waitFor("answer_briefing", {
+    const second = scene.agent.waitFor("answer_briefing", {
       askId: id,
       answers: [{ point: "1", answer: "Two.", points: [{ title: "On sku" }, { title: "On supplier_id" }] }],
     });
     await point("1.1").waitFor({ timeout: STEP_MS });
     await point("1.1").locator("button.head").click();
-    await panel.getByLabel("Reply on point 1.1").fill("Make this one unique.");
-    await panel.getByRole("button", { name: "Resolve all" }).click();
+    await scene.panel.getByLabel("Reply on point 1.1").fill("Make this one unique.");
+    await scene.panel.getByRole("button", { name: "Resolve all" }).click();
     // The words stay, can still be changed, and are counted as going along.
-    await expect(panel.getByLabel("Reply on point 1.1").isEnabled()).resolves.toBe(true);
-    await expect(panel.locator(".send-row .summary").textContent()).resolves.toContain("1 written on");
-    await panel.getByRole("button", { name: "Send replies" }).click();
+    await expect(scene.panel.getByLabel("Reply on point 1.1").isEnabled()).resolves.toBe(true);
+    await expect(scene.panel.locator(".send-row .summary").textContent()).resolves.toContain("1 written on");
+    await scene.panel.getByRole("button", { name: "Send replies" }).click();
     expect((await second).reply).toEqual({
       outcome: "responded",
       points: [
@@ -104,62 +63,63 @@ describe("what the side panel says is true, and nothing written is lost", () => 
   }, 60_000);
 
   test("while the relay is down the ask says so, a reply is held, and it is sent once the relay is back", async () => {
-    void agent.call("ask_question", { question: "Deploy the hotfix tonight?", options: [{ label: "Yes" }, { label: "No" }], project: "ops" }).catch(() => {});
-    const id = await openFromList(panel, "Deploy the hotfix tonight?");
-    const article = panel.locator(`article[data-ask="${id}"]`);
+    void scene.agent.call("ask_question", { question: "Deploy the hotfix tonight?", options: [{ label: "Yes" }, { label: "No" }], project: "ops" }).catch(() => {});
+    const id = await scene.open("Deploy the hotfix tonight?");
+    const article = scene.panel.locator(`article[data-ask="${id}"]`);
     await article.locator(".presence.live").waitFor({ timeout: STEP_MS });
 
-    await agent.close();
-    await relay.stop();
+    await scene.agent.close();
+    await scene.relay.stop();
     // Where the person looks: the ask's waiting line and beside Send, not only the header.
     await article.locator("[data-presence=outage]").waitFor({ timeout: STEP_MS });
     expect(await article.locator(".presence.live").count()).toBe(0);
     await article.locator("[data-outage]").waitFor({ timeout: STEP_MS });
 
-    await panel.keyboard.press("2");
-    await panel.getByLabel("Your own words").fill("Wait for the morning shift.");
-    await panel.keyboard.press("Control+Enter");
+    await scene.panel.keyboard.press("2");
+    await scene.panel.getByLabel("Your own words").fill("Wait for the morning shift.");
+    await scene.panel.keyboard.press("Control+Enter");
     await article.locator("[data-held=offline]").waitFor({ timeout: STEP_MS });
     expect(await article.getByRole("alert").count()).toBe(0);
 
-    await relay.start();
-    agent = await TestAgent.connect(relay.url, agentToken);
-    await panel.locator("[data-connection=live]").waitFor({ timeout: 45_000 });
+    await scene.relay.start();
+    await scene.reconnectAgent();
+    await scene.panel.locator("[data-connection=live]").waitFor({ timeout: 45_000 });
     // Sent by itself: the agent checking back finds the reply, and the ask moved on.
-    const reply = await agent.waitFor("wait_for_reply", { askId: id });
+    const reply = await scene.agent.waitFor("wait_for_reply", { askId: id });
     expect(reply.reply).toEqual({ outcome: "answered", selected: ["No"], text: "Wait for the morning shift." });
     await article.locator("[data-held]").waitFor({ state: "detached", timeout: STEP_MS });
-    expect(await panel.getByRole("alert").count()).toBe(0);
+    expect(await scene.panel.getByRole("alert").count()).toBe(0);
     expect(humanTurns(await stored(id))).toBe(1);
   }, 120_000);
 
   test("after the token is revoked, the body says so instead of an empty inbox", async () => {
-    const list = relay.cli(["token", "list"]).stdout;
+    const list = scene.relay.cli(["token", "list"]).stdout;
     const tokenId = list.split("\n").find((line) => line.includes("/Ada") && !/\bagent\b/.test(line))!.split(/\s+/)[0]!;
-    expect(relay.cli(["token", "revoke", tokenId]).exitCode).toBe(0);
+    expect(scene.relay.cli(["token", "revoke", tokenId]).exitCode).toBe(0);
     // The relay closes the revoked token's socket with 4401 within its revocation check (2 s).
-    const refused = panel.locator("[data-refused]");
-    await toList(panel);
+    const refused = scene.panel.locator("[data-refused]");
+    await scene.toList();
     await refused.waitFor({ timeout: 45_000 });
     expect(await refused.textContent()).toContain("no longer accepts your token");
-    expect(await panel.locator(".list").textContent()).not.toContain("Nothing needs you right now");
-    await panel.locator("[data-connection=bad]").waitFor({ timeout: STEP_MS });
+    expect(await scene.panel.locator(".list").textContent()).not.toContain("Nothing needs you right now");
+    await scene.panel.locator("[data-connection=bad]").waitFor({ timeout: STEP_MS });
   }, 90_000);
 });
 
 describe("the web inbox, when a reply's response is lost", () => {
   let web: TestBrowser;
   let page: Page;
+  let graceToken: string;
+  let graceAgentToken: string;
 
   beforeAll(async () => {
-    await ensureBuilt();
-    personToken = await relay.token("Grace");
-    agentToken = await relay.token("Grace", { agent: true });
+    graceToken = await scene.relay.token("Grace");
+    graceAgentToken = await scene.relay.token("Grace", { agent: true });
     web = await TestBrowser.plain();
     page = await web.context.newPage();
     await page.setViewportSize({ width: 1200, height: 800 });
-    await page.goto(`${relay.url}/inbox/`);
-    await page.fill("#token", personToken);
+    await page.goto(`${scene.relay.url}/inbox/`);
+    await page.fill("#token", graceToken);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
   }, 60_000);
@@ -169,9 +129,9 @@ describe("the web inbox, when a reply's response is lost", () => {
   });
 
   test("does not send a reply twice when the relay took it but the answer never came back", async () => {
-    const grace = await TestAgent.connect(relay.url, agentToken);
+    const grace = await TestAgent.connect(scene.relay.url, graceAgentToken);
     const waiting = grace.waitFor("ask_question", { question: "Rotate the signing key?", options: [{ label: "Rotate" }, { label: "Keep" }], project: "ops" });
-    const id = await openFromList(page, "Rotate the signing key?");
+    const id = await scene.open("Rotate the signing key?", page);
     let posts = 0;
     // The request reaches the real relay, which commits it; only its answer is lost on the way back.
     await page.route("**/api/v1/asks/*/reply", async (route) => {
@@ -186,7 +146,7 @@ describe("the web inbox, when a reply's response is lost", () => {
     await page.locator(`[data-ask-row="${id}"]`, { hasText: "Answered" }).waitFor({ timeout: STEP_MS });
     await Bun.sleep(1_000);
     expect(posts).toBe(1);
-    expect(humanTurns(await stored(id))).toBe(1);
+    expect(humanTurns(await stored(id, graceToken))).toBe(1);
     expect(await page.getByRole("alert").count()).toBe(0);
     await grace.close();
   }, 60_000);

@@ -3,35 +3,27 @@
 // on to the next ask waiting, and `a` approves only after an undo window.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
-import type { Page } from "playwright-core";
-import { TestAgent } from "./harness/agent";
-import { TestBrowser, ensureBuilt } from "./harness/browser";
-import { RelayProcess } from "../support/relay-process.ts";
+import { PanelScene } from "./harness/panel-scene";
+import { STEP_MS } from "./harness/timeouts";
 
-const STEP_MS = 15_000;
+const scene = new PanelScene();
 
-let relay: RelayProcess;
-let browser: TestBrowser;
-let agent: TestAgent;
-let panel: Page;
-let personToken: string;
-
-const row = (title: string) => panel.locator("[data-ask-row]", { hasText: title });
-const selectedTitle = () => panel.locator(".row.selected .title").textContent();
-const openTitle = () => panel.locator("article[data-ask] h1").textContent({ timeout: STEP_MS });
+const row = (title: string) => scene.row(title);
+const selectedTitle = () => scene.panel.locator(".row.selected .title").textContent();
+const openTitle = () => scene.panel.locator("article[data-ask] h1").textContent({ timeout: STEP_MS });
 
 /** Replies as the person through the relay's REST API, as another device of theirs would. */
 async function replyAs(id: string, reply: Reply): Promise<void> {
-  const response = await fetch(`${relay.url}/api/v1/asks/${id}/reply`, {
+  const response = await fetch(`${scene.relay.url}/api/v1/asks/${id}/reply`, {
     method: "POST",
-    headers: { Authorization: `Bearer ${personToken}`, "Content-Type": "application/json" },
+    headers: { Authorization: `Bearer ${scene.personToken}`, "Content-Type": "application/json" },
     body: JSON.stringify(reply),
   });
   if (!response.ok) throw new Error(`reply refused: ${response.status} ${await response.text()}`);
 }
 
 async function idOf(title: string): Promise<string> {
-  const response = await fetch(`${relay.url}/api/v1/snapshot`, { headers: { Authorization: `Bearer ${personToken}` } });
+  const response = await fetch(`${scene.relay.url}/api/v1/snapshot`, { headers: { Authorization: `Bearer ${scene.personToken}` } });
   const { open, recent } = (await response.json()) as { open: Ask[]; recent: Ask[] };
   const ask = [...open, ...recent].find((a) => JSON.stringify(a.prompt).includes(title));
   if (!ask) throw new Error(`no ask "${title}"`);
@@ -50,64 +42,55 @@ describe("the keyboard flow", () => {
   const pending: Promise<ToolReply>[] = [];
 
   beforeAll(async () => {
-    await ensureBuilt();
-    relay = await new RelayProcess().start();
-    personToken = await relay.token("Ada");
-    agent = await TestAgent.connect(relay.url, await relay.token("Ada", { agent: true }));
+    await scene.start();
     // Two asks answered a moment ago, seen in the panel; then three arrive, waiting.
     for (const question of ["Closed first?", "Closed second?"]) {
-      const waiting = agent.waitFor("ask_question", { question, project: "inventory" });
+      const waiting = scene.agent.waitFor("ask_question", { question, project: "inventory" });
       await until(async () => !!(await idOf(question).catch(() => null)), question);
       await replyAs(await idOf(question), { outcome: "dismissed" });
       await waiting;
     }
-    browser = await TestBrowser.withExtension();
-    await browser.connect(relay.url, personToken);
-    panel = await browser.page("sidepanel.html");
+    await scene.openPanel();
     await row("Closed second?").waitFor({ timeout: STEP_MS });
 
-    pending.push(agent.waitFor("ask_question", { question: "Waiting oldest?", options: [{ label: "Yes" }, { label: "No" }], project: "inventory" }));
+    pending.push(scene.agent.waitFor("ask_question", { question: "Waiting oldest?", options: [{ label: "Yes" }, { label: "No" }], project: "inventory" }));
     await Bun.sleep(20);
-    pending.push(agent.waitFor("request_review", { title: "Waiting review", content: [{ type: "markdown", text: "A small change." }], project: "inventory" }));
+    pending.push(scene.agent.waitFor("request_review", { title: "Waiting review", content: [{ type: "markdown", text: "A small change." }], project: "inventory" }));
     await Bun.sleep(20);
-    pending.push(agent.waitFor("ask_question", { question: "Waiting newest?", options: [{ label: "Yes" }, { label: "No" }], project: "inventory" }));
+    pending.push(scene.agent.waitFor("ask_question", { question: "Waiting newest?", options: [{ label: "Yes" }, { label: "No" }], project: "inventory" }));
     await row("Waiting newest?").waitFor({ timeout: STEP_MS });
   }, 120_000);
 
-  afterAll(async () => {
-    await agent?.close().catch(() => {});
-    await browser?.close();
-    await relay?.dispose();
-  }, 30_000);
+  afterAll(() => scene.close(), 30_000);
 
   test("starts on the first ask waiting, and j/k walk only the open asks", async () => {
     expect(await selectedTitle()).toBe("Waiting newest?");
-    await panel.keyboard.press("j");
+    await scene.panel.keyboard.press("j");
     expect(await selectedTitle()).toBe("Waiting review");
-    await panel.keyboard.press("j");
+    await scene.panel.keyboard.press("j");
     expect(await selectedTitle()).toBe("Waiting oldest?");
     // The end of the open asks: j stays, rather than walking into the closed ones.
-    await panel.keyboard.press("j");
+    await scene.panel.keyboard.press("j");
     expect(await selectedTitle()).toBe("Waiting oldest?");
-    await panel.keyboard.press("k");
-    await panel.keyboard.press("k");
+    await scene.panel.keyboard.press("k");
+    await scene.panel.keyboard.press("k");
     expect(await selectedTitle()).toBe("Waiting newest?");
   }, 30_000);
 
   test("h goes to the closed asks and back", async () => {
-    await panel.keyboard.press("h");
+    await scene.panel.keyboard.press("h");
     expect(await selectedTitle()).toBe("Closed second?");
-    await panel.keyboard.press("j");
+    await scene.panel.keyboard.press("j");
     expect(await selectedTitle()).toBe("Closed first?");
-    await panel.keyboard.press("h");
+    await scene.panel.keyboard.press("h");
     expect(await selectedTitle()).toBe("Waiting newest?");
   }, 30_000);
 
   test("after a reply, the next ask waiting opens", async () => {
-    await panel.keyboard.press("Enter");
+    await scene.panel.keyboard.press("Enter");
     expect(await openTitle()).toBe("Waiting newest?");
-    await panel.keyboard.press("1");
-    await panel.keyboard.press("Control+Enter");
+    await scene.panel.keyboard.press("1");
+    await scene.panel.keyboard.press("Control+Enter");
     await until(async () => (await openTitle()) === "Waiting review", "the review to open");
     expect((await pending[2]!).reply).toEqual({ outcome: "answered", selected: ["Yes"] });
   }, 30_000);
@@ -115,25 +98,25 @@ describe("the keyboard flow", () => {
   test("a approves only after an undo window; u takes it back", async () => {
     let settled = false;
     void pending[1]!.then(() => (settled = true));
-    await panel.keyboard.press("a");
-    const held = panel.locator("[data-held=undo]");
+    await scene.panel.keyboard.press("a");
+    const held = scene.panel.locator("[data-held=undo]");
     await held.waitFor({ timeout: STEP_MS });
     expect(await held.textContent()).toMatch(/Approving in \d s/);
-    await panel.keyboard.press("u");
+    await scene.panel.keyboard.press("u");
     await held.waitFor({ state: "detached", timeout: STEP_MS });
     await Bun.sleep(6_000);
     // Nothing reached the agent, and the review still waits for a verdict.
     expect(settled).toBe(false);
-    expect(await panel.locator("article[data-ask][data-status=awaiting_human] h1").textContent()).toBe("Waiting review");
+    expect(await scene.panel.locator("article[data-ask][data-status=awaiting_human] h1").textContent()).toBe("Waiting review");
 
-    await panel.keyboard.press("a");
+    await scene.panel.keyboard.press("a");
     await held.waitFor({ timeout: STEP_MS });
     expect(settled).toBe(false);
     // Once the window has passed it is sent by itself.
     expect((await pending[1]!).reply).toEqual({ outcome: "approved" });
     await until(async () => (await openTitle()) === "Waiting oldest?", "the last question to open");
-    await panel.keyboard.press("2");
-    await panel.keyboard.press("Control+Enter");
+    await scene.panel.keyboard.press("2");
+    await scene.panel.keyboard.press("Control+Enter");
     expect((await pending[0]!).reply).toEqual({ outcome: "answered", selected: ["No"] });
   }, 60_000);
 });

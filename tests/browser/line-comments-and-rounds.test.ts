@@ -8,8 +8,8 @@ import type { ReviewComment } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { RelayProcess } from "../support/relay-process.ts";
+import { STEP_MS } from "./harness/timeouts";
 
-const STEP_MS = 15_000;
 const PHONE = { width: 390, height: 844 };
 
 const DIFF_1 = [

@@ -10,8 +10,8 @@ import { ROOT, RelayProcess } from "../support/relay-process.ts";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { TITLES, sendRealisticAsks, titleOf, type Kind } from "./harness/realistic-asks";
+import { STEP_MS } from "./harness/timeouts";
 
-const STEP_MS = 15_000;
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 /** WCAG 2.5.5's target size, and Apple's and Google's guidance for touch. */

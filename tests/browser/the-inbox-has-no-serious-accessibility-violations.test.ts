@@ -12,9 +12,9 @@ import { RelayProcess } from "../support/relay-process.ts";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { TITLES, sendRealisticAsks, titleOf, type Kind } from "./harness/realistic-asks";
+import { STEP_MS } from "./harness/timeouts";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const STEP_MS = 15_000;
 const SCREENS = ["list", "question", "review", "briefing"] as const;
 
 interface Violation {

@@ -2,47 +2,22 @@
 // whole, a markdown question shown once, and the details a person trips over (the relay address, the
 // token field, an empty inbox, "with everything beneath", task lists, whose agent it is).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "playwright-core";
-import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
+import { PanelScene } from "./harness/panel-scene";
+import { STEP_MS } from "./harness/timeouts";
 import { RelayProcess } from "../support/relay-process.ts";
 
-const STEP_MS = 15_000;
-
-let relay: RelayProcess;
-let browser: TestBrowser;
-let agent: TestAgent;
-let panel: Page;
-let personToken: string;
-
-const row = (title: string) => panel.locator("[data-ask-row]", { hasText: title });
-
-async function open(title: string): Promise<string> {
-  for (let i = 0; i < 2 && !(await panel.locator(".list-pane").count()); i++) await panel.keyboard.press("Escape");
-  const id = await row(title).getAttribute("data-ask-row", { timeout: STEP_MS });
-  await row(title).click();
-  await panel.locator(`article[data-ask="${id}"]`).waitFor({ timeout: STEP_MS });
-  return id!;
-}
+const scene = new PanelScene();
+const row = (title: string) => scene.row(title);
+const open = (title: string) => scene.open(title);
 
 describe("titles and details", () => {
-  beforeAll(async () => {
-    await ensureBuilt();
-    relay = await new RelayProcess().start();
-    // "me" is the name the relay gives its first person when it knows no other.
-    personToken = await relay.token("me");
-    agent = await TestAgent.connect(relay.url, await relay.token("me", { agent: true }));
-    browser = await TestBrowser.withExtension();
-  }, 120_000);
-
-  afterAll(async () => {
-    await agent?.close().catch(() => {});
-    await browser?.close();
-    await relay?.dispose();
-  }, 30_000);
+  // "me" is the name the relay gives its first person when it knows no other.
+  beforeAll(() => scene.start("me"), 120_000);
+  afterAll(() => scene.close(), 30_000);
 
   test("the options page has the local relay's address filled in, and a token field that reads whole", async () => {
-    const options = await browser.page("options.html", { width: 800, height: 700 });
+    const options = await scene.browser.page("options.html", { width: 800, height: 700 });
     await expect(options.locator("#relay").inputValue()).resolves.toBe("http://127.0.0.1:8370");
     const token = options.locator("#token");
     const placeholder = (await token.getAttribute("placeholder"))!;
@@ -60,56 +35,54 @@ describe("titles and details", () => {
   }, 30_000);
 
   test("an empty inbox offers no history to load", async () => {
-    await browser.connect(relay.url, personToken);
-    panel = await browser.page("sidepanel.html");
-    await panel.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
-    await panel.getByText("Nothing needs you right now").waitFor({ timeout: STEP_MS });
-    expect(await panel.getByRole("button", { name: "Load older" }).count()).toBe(0);
+    await scene.openPanel();
+    await scene.panel.getByText("Nothing needs you right now").waitFor({ timeout: STEP_MS });
+    expect(await scene.panel.getByRole("button", { name: "Load older" }).count()).toBe(0);
   }, 30_000);
 
   test("titles show their inline markdown with identifiers whole, in the list and on the ask", async () => {
-    void agent.call("request_review", { title: "Rename `sku` to `item_code` in __init__", content: [{ type: "markdown", text: "See the diff." }], project: "inventory" }).catch(() => {});
+    void scene.agent.call("request_review", { title: "Rename `sku` to `item_code` in __init__", content: [{ type: "markdown", text: "See the diff." }], project: "inventory" }).catch(() => {});
     await row("Rename").waitFor({ timeout: STEP_MS });
     const title = row("Rename").locator(".title");
     expect(await title.textContent()).toBe("Rename sku to item_code in __init__");
     expect(await title.locator("code").allTextContents()).toEqual(["sku", "item_code"]);
     const id = await open("Rename");
-    const heading = panel.locator(`article[data-ask="${id}"] h1`);
+    const heading = scene.panel.locator(`article[data-ask="${id}"] h1`);
     expect(await heading.textContent()).toBe("Rename sku to item_code in __init__");
     expect(await heading.locator("code").allTextContents()).toEqual(["sku", "item_code"]);
   }, 30_000);
 
   test("a question written in markdown is shown once: its first line as the heading, the rest below", async () => {
-    void agent.call("ask_question", { question: "Make `fetch_all` **async**?\n\nIt blocks the event loop for 2 s.", project: "inventory" }).catch(() => {});
-    void agent.call("ask_question", { question: "Pass `--force` to the migration?", project: "inventory" }).catch(() => {});
-    const first = panel.locator(`article[data-ask="${await open("fetch_all")}"]`);
+    void scene.agent.call("ask_question", { question: "Make `fetch_all` **async**?\n\nIt blocks the event loop for 2 s.", project: "inventory" }).catch(() => {});
+    void scene.agent.call("ask_question", { question: "Pass `--force` to the migration?", project: "inventory" }).catch(() => {});
+    const first = scene.panel.locator(`article[data-ask="${await open("fetch_all")}"]`);
     expect(await first.locator("h1 strong").textContent()).toBe("async");
     expect((await first.locator(".prompt").textContent())!.trim()).toBe("It blocks the event loop for 2 s.");
-    const second = panel.locator(`article[data-ask="${await open("--force")}"]`);
+    const second = scene.panel.locator(`article[data-ask="${await open("--force")}"]`);
     expect(await second.locator("h1 code").textContent()).toBe("--force");
     expect((await second.textContent())!.split("Pass").length - 1).toBe(1);
   }, 30_000);
 
   test("says \"Your agent\", never \"me's agent\"", async () => {
-    const meta = panel.locator(`article[data-ask="${await open("Rename")}"] .meta`);
+    const meta = scene.panel.locator(`article[data-ask="${await open("Rename")}"] .meta`);
     expect(await meta.textContent()).toContain("Your agent");
     expect(await meta.textContent()).not.toContain("me's agent");
   }, 30_000);
 
   test("offers \"with everything beneath\" only on a point with points beneath it", async () => {
-    const first = agent.waitFor("send_briefing", {
+    const first = scene.agent.waitFor("send_briefing", {
       title: "Findings from the import",
       project: "inventory",
       sections: [{ points: [{ title: "Transactions per row" }, { title: "Images resized twice", detail: "- [x] found the hook\n- [ ] found the thumbnailer" }] }],
     });
     const id = await open("Findings from the import");
-    const point = (pid: string) => panel.locator(`[data-point="${pid}"]`);
+    const point = (pid: string) => scene.panel.locator(`[data-point="${pid}"]`);
     await point("1").locator("button.head").click();
     expect(await point("1").locator("label.check").textContent()).not.toContain("with everything beneath");
-    await panel.getByLabel("Reply on point 1").fill("How many?");
-    await panel.getByRole("button", { name: "Send replies" }).click();
+    await scene.panel.getByLabel("Reply on point 1").fill("How many?");
+    await scene.panel.getByRole("button", { name: "Send replies" }).click();
     await first;
-    void agent.waitFor("answer_briefing", { askId: id, answers: [{ point: "1", answer: "Thousands.", points: [{ title: "Batch them" }] }] }).catch(() => {});
+    void scene.agent.waitFor("answer_briefing", { askId: id, answers: [{ point: "1", answer: "Thousands.", points: [{ title: "Batch them" }] }] }).catch(() => {});
     // The reply moved the panel on to the next ask waiting; back to the briefing.
     await row("Findings from the import").locator(".state").waitFor({ state: "detached", timeout: STEP_MS });
     await open("Findings from the import");
@@ -119,7 +92,7 @@ describe("titles and details", () => {
   }, 30_000);
 
   test("a task list has no bullets, and a done item looks done", async () => {
-    const point = panel.locator('[data-point="2"]');
+    const point = scene.panel.locator('[data-point="2"]');
     await point.locator("button.head").click();
     const items = point.locator(".markdown li");
     await items.first().waitFor({ timeout: STEP_MS });

@@ -5,8 +5,9 @@ import type { Page } from "playwright-core";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { RelayProcess } from "../support/relay-process.ts";
+import { row } from "./harness/panel-scene";
+import { STEP_MS } from "./harness/timeouts";
 
-const STEP_MS = 15_000;
 const PHONE = { width: 390, height: 844 };
 
 let relay: RelayProcess;
@@ -15,8 +16,6 @@ let agent: TestAgent;
 let page: Page;
 let personToken: string;
 let agentToken: string;
-
-const row = (p: Page, title: string) => p.locator("[data-ask-row]", { hasText: title });
 
 describe("the web inbox", () => {
   beforeAll(async () => {

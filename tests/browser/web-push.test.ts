@@ -8,8 +8,7 @@ import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { PushReceiver } from "../support/push-receiver.ts";
 import { RelayProcess } from "../support/relay-process.ts";
-
-const STEP_MS = 15_000;
+import { STEP_MS } from "./harness/timeouts";
 
 let relay: RelayProcess;
 let push: PushReceiver;

@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { ROOT } from "../../support/relay-process.ts";
+import { STEP_MS } from "./timeouts";
 
 export const FIREFOX_EXTENSION_DIR = join(ROOT, "extension/.output/firefox-mv3");
 export const FIREFOX = process.env.LOOPBACK_FIREFOX ?? "/usr/bin/firefox-esr";
 const ADDON_ID = "loopback@loopback.dev";
-const STEP_MS = 15_000;
 
 /** The WebExtension API inside the extension's pages (evaluated there, not here). */
 declare const browser: {
