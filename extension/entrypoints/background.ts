@@ -1,28 +1,28 @@
 import { browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
-import { Connector } from "../src/extension/worker";
-import type { PanelMessage, WorkerMessage } from "../src/extension/messages";
-import { buttonAction, parseNotificationId } from "../src/extension/notify";
-import { openPanel, openPanelOnActionClick } from "../src/extension/side-panel";
-import { KEYS, type Focus, type Settings } from "../src/extension/store";
+import { RelayConnection } from "../src/worker/relay-connection";
+import type { PanelMessage, WorkerMessage } from "../src/worker/messages";
+import { buttonAction, parseNotificationId } from "../src/worker/notify";
+import { openPanel, openPanelOnActionClick } from "../src/worker/side-panel";
+import { KEYS, type Focus, type Settings } from "../src/worker/storage-items";
 
 /** Chrome's shortest alarm: a safety net that wakes a stopped worker to reconnect. */
 const ALARM = "loopback.ensure";
 const ALARM_MINUTES = 0.5;
 
 export default defineBackground(() => {
-  const connector = new Connector();
+  const connection = new RelayConnection();
   let windowId: number | undefined;
 
   // Listeners are registered synchronously, so events that woke the worker reach them.
   browser.runtime.onMessage.addListener((message: WorkerMessage) => {
-    if (message?.type === "wake") return connector.ensure().then(() => ({ ok: true }));
-    if (message?.type === "reconnect") return connector.restart().then(() => ({ ok: true }));
+    if (message?.type === "wake") return connection.ensure().then(() => ({ ok: true }));
+    if (message?.type === "reconnect") return connection.restart().then(() => ({ ok: true }));
     return undefined;
   });
 
   browser.alarms.onAlarm.addListener((alarm) => {
-    if (alarm.name === ALARM) void connector.ensure();
+    if (alarm.name === ALARM) void connection.ensure();
   });
 
   browser.storage.onChanged.addListener((changes, area) => {
@@ -30,7 +30,7 @@ export default defineBackground(() => {
       const relayOf = (value: unknown) => (value as Partial<Settings> | undefined)?.relayUrl;
       const settings = changes[KEYS.settings];
       const relayChanged = KEYS.token in changes || relayOf(settings?.oldValue) !== relayOf(settings?.newValue);
-      if (relayChanged) void connector.restart();
+      if (relayChanged) void connection.restart();
     }
   });
 
@@ -58,7 +58,7 @@ export default defineBackground(() => {
     if (!parsed) return;
     const action = buttonAction(parsed.layout, buttonIndex);
     if (action === "open") openAsk(notificationId, parsed.askId);
-    else if (action === "reply") void connector.answerFromNotification(notificationId, buttonIndex);
+    else if (action === "reply") void connection.answerFromNotification(notificationId, buttonIndex);
   });
 
   // A fresh install has no relay to talk to: its first page is the one that connects it.
@@ -69,5 +69,5 @@ export default defineBackground(() => {
   openPanelOnActionClick();
   void browser.alarms.create(ALARM, { periodInMinutes: ALARM_MINUTES });
   void browser.windows.getLastFocused().then((w) => (windowId ??= w.id)).catch(() => {});
-  void connector.ensure();
+  void connection.ensure();
 });

@@ -3,8 +3,8 @@ import { browser } from "wxt/browser";
 import { RelayClient, normalizeBase } from "../relay/relay-client";
 import { RelayError } from "../relay/relay-error";
 import type { RevisionGap } from "../relay/revision";
-import type { WorkerMessage } from "./messages";
-import { readSettings, readToken, writeSettings, writeToken } from "./store";
+import type { WorkerMessage } from "../worker/messages";
+import { readSettings, readToken, writeSettings, writeToken } from "../worker/storage-items";
 
 /** Where `npm run relay` listens by default, so a relay on this machine needs no typing. */
 export const DEFAULT_RELAY_URL = "http://127.0.0.1:8370";

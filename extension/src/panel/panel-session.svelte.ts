@@ -7,8 +7,8 @@ import type { Session } from "../inbox/session";
 import type { StreamState } from "../relay/event-stream";
 import { RelayClient } from "../relay/relay-client";
 import type { RevisionGap } from "../relay/revision";
-import type { PanelMessage, WorkerMessage } from "./messages";
-import { ASK_PREFIX, KEYS, readAsks, readSettings, readStatus, readToken, type Focus, type Status } from "./store";
+import type { PanelMessage, WorkerMessage } from "../worker/messages";
+import { ASK_PREFIX, KEYS, readAsks, readSettings, readStatus, readToken, type Focus, type Status } from "../worker/storage-items";
 
 /** While the panel is open it pokes the worker this often, so a stopped worker is back within seconds. */
 const WAKE_MS = 15_000;

@@ -1,7 +1,7 @@
 import type { Ask, Snapshot } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
 import { compareClosed, isNewer, isOpen } from "../inbox/asks";
-import { ASK_PREFIX, askKey, readAsks } from "./store";
+import { ASK_PREFIX, askKey, readAsks } from "./storage-items";
 
 /** Closed asks kept between snapshots; the relay's snapshot brings the fifty most recent anyway. */
 export const KEEP_CLOSED = 100;
@@ -10,7 +10,7 @@ export const KEEP_CLOSED = 100;
  * The worker's copy of the live set, mirrored into storage one ask per key, so an event rewrites
  * one ask and the side panel hears only what changed.
  */
-export class AskStore {
+export class AskMirror {
   #asks = new Map<string, Ask>();
   #loaded: Promise<void> | null = null;
 

@@ -3,10 +3,10 @@ import { browser } from "wxt/browser";
 import { EventStream, type StreamState } from "../relay/event-stream";
 import { RelayClient } from "../relay/relay-client";
 import type { RevisionGap } from "../relay/revision";
-import { AskStore } from "./ask-store";
+import { AskMirror } from "./ask-mirror";
 import { showBadge } from "./badge";
 import { clearAnsweredElsewhere, clearNotification, notifyAsk, notifyNotSent, parseNotificationId, replyOfButton } from "./notify";
-import { KEYS, readSettings, readStatus, readToken, type Status } from "./store";
+import { KEYS, readSettings, readStatus, readToken, type Status } from "./storage-items";
 
 /** More new asks than this in one snapshot are shown by the badge alone, not one notification each. */
 const MAX_NOTIFICATIONS_AT_ONCE = 3;
@@ -15,8 +15,8 @@ const MAX_NOTIFICATIONS_AT_ONCE = 3;
  * The worker's one job: keep the event socket open for the configured relay, mirror what it says
  * into storage, and keep the badge and notifications true. Safe to `ensure()` as often as anyone likes.
  */
-export class Connector {
-  readonly store = new AskStore();
+export class RelayConnection {
+  readonly mirror = new AskMirror();
   #run: { controller: AbortController; stream: EventStream } | null = null;
   #starting: Promise<void> | null = null;
   #status: Status = { stream: null, revision: "same", who: null };
@@ -36,7 +36,7 @@ export class Connector {
     await this.#starting;
     this.#run?.controller.abort();
     this.#run = null;
-    await this.store.clear();
+    await this.mirror.clear();
     await browser.storage.local.remove(KEYS.index);
     await this.#setStatus({ stream: null, revision: "same", who: null });
     await this.ensure();
@@ -45,7 +45,7 @@ export class Connector {
   async #start(): Promise<void> {
     const [settings, token, status] = await Promise.all([readSettings(), readToken(), readStatus()]);
     this.#status = status;
-    await this.store.load();
+    await this.mirror.load();
     if (!settings.relayUrl || !token) {
       await this.#setStatus({ stream: null, revision: "same", who: null });
       await showBadge(0);
@@ -64,7 +64,7 @@ export class Connector {
     });
     const { index } = (await browser.storage.local.get(KEYS.index)) as { index?: { relay?: string } };
     // Asks from another relay mean nothing here.
-    if (index?.relay !== client.base) await this.store.clear();
+    if (index?.relay !== client.base) await this.mirror.clear();
 
     const controller = new AbortController();
     const stream = new EventStream({
@@ -90,7 +90,7 @@ export class Connector {
     if (event.type === "snapshot") {
       const { index } = (await browser.storage.local.get(KEYS.index)) as { index?: { relay?: string } };
       const known = index?.relay === base;
-      const fresh = await this.store.reset(event.snapshot);
+      const fresh = await this.mirror.reset(event.snapshot);
       await browser.storage.local.set({ [KEYS.index]: { relay: base, syncedAt: new Date().toISOString() } });
       // What arrived while the worker slept is news too; a first sync is not.
       const waiting = fresh.filter((a) => a.status === "awaiting_human");
@@ -98,7 +98,7 @@ export class Connector {
       const awaiting = new Set(event.snapshot.open.filter((a) => a.status === "awaiting_human").map((a) => a.id));
       await clearAnsweredElsewhere(awaiting).catch(() => {});
     } else {
-      const isNew = await this.store.upsert(event.ask);
+      const isNew = await this.mirror.upsert(event.ask);
       if (isNew && notify && event.ask.status === "awaiting_human") await notifyQuietly(event.ask);
       if (event.ask.status !== "awaiting_human") void clearNotification(event.ask).catch(() => {});
     }
@@ -116,12 +116,12 @@ export class Connector {
     if (!settings.relayUrl || !token) return;
     const client = new RelayClient({ base: settings.relayUrl, token, onRevision: (gap) => this.#setRevision(gap) });
     try {
-      await this.store.load();
-      const ask = this.store.get(parsed.askId) ?? (await client.ask(parsed.askId));
+      await this.mirror.load();
+      const ask = this.mirror.get(parsed.askId) ?? (await client.ask(parsed.askId));
       const reply = replyOfButton(ask, buttonIndex);
       if (!reply) return;
       const after = await client.reply(ask.id, reply);
-      await this.store.upsert(after);
+      await this.mirror.upsert(after);
       await browser.notifications.clear(notificationId);
       await this.#badge();
     } catch (e) {
@@ -131,7 +131,7 @@ export class Connector {
 
   async #badge() {
     const trouble = this.#status.stream?.state === "stopped";
-    await showBadge(this.store.awaitingHuman, trouble);
+    await showBadge(this.mirror.awaitingHuman, trouble);
   }
 
   async #setStream(stream: StreamState) {

@@ -3,8 +3,8 @@ import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fakeBrowser } from "wxt/testing/fake-browser";
 import { aQuestion, aReview, fresh, personReplies } from "../testing/asks";
 import { notificationId } from "./notify";
-import { Connector } from "./worker";
-import { KEYS, askKey, readAsks, writeSettings, writeStatus, writeToken } from "./store";
+import { RelayConnection } from "./relay-connection";
+import { KEYS, askKey, readAsks, writeSettings, writeStatus, writeToken } from "./storage-items";
 
 const RELAY = "http://relay.test";
 const badge = () => fakeBrowser.action.getBadgeText({});
@@ -18,77 +18,77 @@ describe("the worker's state", () => {
   });
 
   it("stores each ask under its own key and counts the person's move on the badge", async () => {
-    const connector = new Connector();
+    const connection = new RelayConnection();
     const a = fresh(aQuestion());
     const b = personReplies(fresh(aQuestion()), { outcome: "follow_up", question: "Which?" });
     const c = fresh(aReview());
-    await connector.apply(snapshot([a, b, c]), RELAY);
+    await connection.apply(snapshot([a, b, c]), RELAY);
     expect([...(await readAsks()).keys()].sort()).toEqual([a.id, b.id, c.id].sort());
     expect(await badge()).toBe("2");
   });
 
   it("replaces an ask as events arrive and updates the badge on every one", async () => {
-    const connector = new Connector();
+    const connection = new RelayConnection();
     const ask = fresh(aQuestion());
-    await connector.apply(snapshot([]), RELAY);
-    await connector.apply({ type: "ask.opened", ask }, RELAY);
+    await connection.apply(snapshot([]), RELAY);
+    await connection.apply({ type: "ask.opened", ask }, RELAY);
     expect(await badge()).toBe("1");
-    await connector.apply({ type: "ask.updated", ask: personReplies(ask, { outcome: "dismissed" }) }, RELAY);
+    await connection.apply({ type: "ask.updated", ask: personReplies(ask, { outcome: "dismissed" }) }, RELAY);
     expect(await badge()).toBe("");
     const stored = (await fakeBrowser.storage.local.get(askKey(ask.id)))[askKey(ask.id)] as Ask;
     expect(stored.status).toBe("closed");
   });
 
   it("notifies of a new ask, and not when the person turned notifications off", async () => {
-    const connector = new Connector();
-    await connector.apply(snapshot([]), RELAY);
+    const connection = new RelayConnection();
+    await connection.apply(snapshot([]), RELAY);
     const first = fresh(aQuestion());
-    await connector.apply({ type: "ask.opened", ask: first }, RELAY);
+    await connection.apply({ type: "ask.opened", ask: first }, RELAY);
     expect(notified()).toEqual([notificationId(first)]);
     await writeSettings({ relayUrl: RELAY, notify: false });
-    await connector.apply({ type: "ask.opened", ask: fresh(aQuestion()) }, RELAY);
+    await connection.apply({ type: "ask.opened", ask: fresh(aQuestion()) }, RELAY);
     expect(notified()).toHaveLength(1);
   });
 
   it("offers a two-option question's choices as its buttons, a review Approve and Open, anything else Open", async () => {
-    const connector = new Connector();
-    await connector.apply(snapshot([]), RELAY);
+    const connection = new RelayConnection();
+    await connection.apply(snapshot([]), RELAY);
     const two = fresh(aQuestion({ options: [{ label: "Ship" }, { label: "Wait" }], multiple: false }));
     const many = fresh(aQuestion({ options: [{ label: "A" }, { label: "B" }, { label: "C" }] }));
     const review = fresh(aReview());
-    for (const ask of [two, many, review]) await connector.apply({ type: "ask.opened", ask }, RELAY);
+    for (const ask of [two, many, review]) await connection.apply({ type: "ask.opened", ask }, RELAY);
     const options = (fakeBrowser.notifications as unknown as { getAllCreateOptions(): Record<string, { buttons?: { title: string }[] }> }).getAllCreateOptions();
     const titles = (ask: Ask) => options[notificationId(ask)]?.buttons?.map((b) => b.title);
     expect([titles(two), titles(many), titles(review)]).toEqual([["Ship", "Wait"], ["Open"], ["Approve", "Open"]]);
   });
 
   it("clears the notifications of asks a snapshot shows answered elsewhere", async () => {
-    const connector = new Connector();
-    await connector.apply(snapshot([]), RELAY);
+    const connection = new RelayConnection();
+    await connection.apply(snapshot([]), RELAY);
     const answered = fresh(aQuestion());
     const open = fresh(aQuestion());
-    for (const ask of [answered, open]) await connector.apply({ type: "ask.opened", ask }, RELAY);
-    await connector.apply(snapshot([open], [personReplies(answered, { outcome: "dismissed" })]), RELAY);
+    for (const ask of [answered, open]) await connection.apply({ type: "ask.opened", ask }, RELAY);
+    await connection.apply(snapshot([open], [personReplies(answered, { outcome: "dismissed" })]), RELAY);
     expect(Object.keys(await fakeBrowser.notifications.getAll())).toEqual([notificationId(open)]);
   });
 
   it("notifies of asks that arrived while the worker was stopped, found in the next snapshot", async () => {
     const before = fresh(aQuestion());
-    await new Connector().apply(snapshot([before]), RELAY);
+    await new RelayConnection().apply(snapshot([before]), RELAY);
     expect(notified()).toEqual([]);
     const missed = fresh(aReview());
     // A new worker, as after Chrome stopped the old one: it starts from what storage holds.
-    await new Connector().apply(snapshot([before, missed]), RELAY);
+    await new RelayConnection().apply(snapshot([before, missed]), RELAY);
     expect(notified()).toEqual([notificationId(missed)]);
     expect(await badge()).toBe("2");
   });
 
   it("forgets asks a snapshot no longer holds", async () => {
-    const connector = new Connector();
+    const connection = new RelayConnection();
     const gone = fresh(aQuestion());
     const kept = fresh(aQuestion());
-    await connector.apply(snapshot([gone, kept]), RELAY);
-    await connector.apply(snapshot([kept]), RELAY);
+    await connection.apply(snapshot([gone, kept]), RELAY);
+    await connection.apply(snapshot([kept]), RELAY);
     expect([...(await readAsks()).keys()]).toEqual([kept.id]);
     expect((await fakeBrowser.storage.local.get(KEYS.index))[KEYS.index]).toMatchObject({ relay: RELAY });
   });
@@ -98,7 +98,7 @@ describe("the worker's state", () => {
     vi.stubGlobal("fetch", fetch);
     await writeToken("lbp_revoked");
     await writeStatus({ stream: { state: "stopped", kind: "unauthorized", reason: "That token is not known here." }, revision: "same", who: null });
-    await new Connector().ensure();
+    await new RelayConnection().ensure();
     expect(fetch).not.toHaveBeenCalled();
     expect(await badge()).toBe("!");
     vi.unstubAllGlobals();
