@@ -1,6 +1,6 @@
 import type { Ask, Snapshot } from "@loopback/shared/generated/types";
 import { SvelteMap } from "svelte/reactivity";
-import { compareClosed, compareOpen, isNewer, isOpen } from "./asks";
+import { compareClosed, compareOpen, isNewer, isOpen } from "./ask-order";
 
 /**
  * The asks a person sees: the live set (a snapshot, then every event applied on top) and older

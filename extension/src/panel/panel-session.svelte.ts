@@ -1,6 +1,6 @@
 import type { Ask, Whoami } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
-import { isOpen } from "../inbox/asks";
+import { isOpen } from "../inbox/ask-order";
 import { Inbox } from "../inbox/inbox.svelte";
 import type { Route } from "../inbox/route.svelte";
 import type { Session } from "../inbox/session";

@@ -1,6 +1,6 @@
 import type { Ask, Reply } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
-import { KIND_LABEL, askTitleText } from "../inbox/asks";
+import { KIND_LABEL, askTitleText } from "../inbox/ask-labels";
 
 /**
  * What a notification's buttons do. Chrome allows two: a question's two choices, a review's

@@ -1,7 +1,6 @@
+// The words an ask is shown by: its title, its kind, who raised it, and what its status means.
 import type { Ask, AskKind, Whoami } from "@loopback/shared/generated/types";
 import { inlineMarkdownText } from "../blocks/inline-markdown";
-
-export const isOpen = (ask: Ask) => ask.status !== "closed";
 
 export const KIND_LABEL: Record<AskKind, string> = { question: "Question", review: "Review", briefing: "Briefing" };
 
@@ -45,42 +44,6 @@ export function raisedByLabel(ask: Ask, who: Whoami | null): string | null {
   // "me" is the name the relay gives its first person when it knows no other.
   if (by.id === who?.actor.id || by.name === "me") return "Your agent";
   return by.name ? `${by.name}'s agent` : null;
-}
-
-/** Open asks: the person's move first, then the agent's; newest first within each. */
-export function compareOpen(a: Ask, b: Ask): number {
-  const rank = (ask: Ask) => (ask.status === "awaiting_human" ? 0 : 1);
-  return rank(a) - rank(b) || b.createdAt.localeCompare(a.createdAt);
-}
-
-/** Closed asks, the most recently closed first. */
-export function compareClosed(a: Ask, b: Ask): number {
-  return (b.closedAt ?? b.updatedAt).localeCompare(a.closedAt ?? a.updatedAt);
-}
-
-/** Whether `incoming` is at least as new as `current`, so a late echo never rolls an ask back. */
-export const isNewer = (incoming: Ask, current: Ask | undefined) =>
-  !current || incoming.updatedAt >= current.updatedAt;
-
-/** A short age: "now", "4m", "3h", "2d", or a date. */
-export function age(iso: string, now: number): string {
-  const seconds = Math.max(0, (now - Date.parse(iso)) / 1000);
-  if (seconds < 45) return "now";
-  if (seconds < 3600) return `${Math.round(seconds / 60)}m`;
-  if (seconds < 86_400) return `${Math.round(seconds / 3600)}h`;
-  if (seconds < 7 * 86_400) return `${Math.round(seconds / 86_400)}d`;
-  return new Date(iso).toLocaleDateString(undefined, { month: "short", day: "numeric" });
-}
-
-/** "just now", "4m ago", or a date. */
-export function ago(iso: string, now: number): string {
-  const short = age(iso, now);
-  if (short === "now") return "just now";
-  return /^\d+[mhd]$/.test(short) ? `${short} ago` : short;
-}
-
-export function fullTime(iso: string): string {
-  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
 /** What the status means to the person, in a few words. */
