@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Ask, Reply } from "../generated/types.ts";
 import { applyReply } from "./apply-reply.ts";
-import { aBriefing, agentAnswers, aQuestion, aReview, at, codeThrownBy, personResponds } from "./sample-asks.ts";
+import { aBriefing, agentAnswers, aQuestion, aReview, at, codeThrownBy, personResponds } from "../testing/sample-asks.ts";
 
 const person = { id: "u_ada", name: "Ada" };
 

@@ -3,7 +3,7 @@ import type { Ask, BriefingAsk, PointAnswer } from "../generated/types.ts";
 import type { ProblemCode } from "../problems.ts";
 import { applyBriefingAnswer, checkBriefingAnswer } from "./briefing-answer.ts";
 import { allPoints } from "./briefing-points.ts";
-import { aBriefing, agentAnswers, aQuestion, at, codeOf, codeThrownBy, personReplies, personResponds } from "./sample-asks.ts";
+import { aBriefing, agentAnswers, aQuestion, at, codeOf, codeThrownBy, personReplies, personResponds } from "../testing/sample-asks.ts";
 
 const answersOn = (ask: Ask, answers: PointAnswer[]) => checkBriefingAnswer(ask, { askId: ask.id, answers });
 const answer = (point: string, titles: string[] = []): PointAnswer => ({ point, answer: `On ${point}.`, ...(titles.length > 0 && { points: titles.map((title) => ({ title })) }) });

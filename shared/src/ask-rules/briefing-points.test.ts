@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Ask, Point } from "../generated/types.ts";
 import { allPoints, openPoints, parentPoint, pointAndAncestors, pointDepth, pointsAwaitingAnswer, resolvedPoints, subPoints, topPoint } from "./briefing-points.ts";
-import { aBriefing, agentAnswers, aQuestion, personReplies, personResponds } from "./sample-asks.ts";
+import { aBriefing, agentAnswers, aQuestion, personReplies, personResponds } from "../testing/sample-asks.ts";
 
 const ids = (points: Point[]) => points.map((point) => point.id);
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Reply, ReviewComment } from "../generated/types.ts";
 import type { ProblemCode } from "../problems.ts";
 import { checkReply } from "./check-reply.ts";
-import { codeOf, aReviewOfEveryBlock } from "./sample-asks.ts";
+import { codeOf, aReviewOfEveryBlock } from "../testing/sample-asks.ts";
 
 
 const review = aReviewOfEveryBlock();

@@ -3,7 +3,7 @@ import type { Ask, Reply } from "../generated/types.ts";
 import type { ProblemCode } from "../problems.ts";
 import { allowedReplies, checkReply, type Outcome } from "./check-reply.ts";
 import { openAsk } from "./open-ask.ts";
-import { aBriefing, agentAnswers, agentAnswersFollowUp, aQuestion, aReview, at, codeOf, personReplies, personResponds } from "./sample-asks.ts";
+import { aBriefing, agentAnswers, agentAnswersFollowUp, aQuestion, aReview, at, codeOf, personReplies, personResponds } from "../testing/sample-asks.ts";
 
 const question = aQuestion();
 const multipleChoice = aQuestion({ multiple: true });

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { ReviewComment } from "../generated/types.ts";
 import { anchorLabel, foldComments } from "./comment-anchor.ts";
-import { aReviewOfEveryBlock } from "./sample-asks.ts";
+import { aReviewOfEveryBlock } from "../testing/sample-asks.ts";
 
 const review = aReviewOfEveryBlock();
 const c = (anchor: Omit<ReviewComment, "body">, body = "Rename it."): ReviewComment => ({ ...anchor, body });

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { diffLines, withHeaders } from "./diff-lines.ts";
-import { DIFF_OF_TWO_FILES as DIFF } from "./sample-asks.ts";
+import { DIFF_OF_TWO_FILES as DIFF } from "../testing/sample-asks.ts";
 
 test("the lines of a diff are read per file and side", () => {
   const [a, old] = diffLines(DIFF);

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { Ask, FollowUpInput } from "../generated/types.ts";
 import type { ProblemCode } from "../problems.ts";
 import { applyFollowUpAnswer, checkFollowUpAnswer } from "./follow-up-answer.ts";
-import { aBriefing, agentAnswersFollowUp, aQuestion, aReview, at, codeOf, codeThrownBy, personReplies, personResponds } from "./sample-asks.ts";
+import { aBriefing, agentAnswersFollowUp, aQuestion, aReview, at, codeOf, codeThrownBy, personReplies, personResponds } from "../testing/sample-asks.ts";
 
 const questionAskedBack = personReplies(aQuestion(), { outcome: "follow_up", question: "Which Friday?" });
 const reviewAskedBack = personReplies(aReview(), { outcome: "follow_up", question: "Why 1.2?" });

@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { latestReply, replyCount } from "./latest-reply.ts";
-import { agentAnswersFollowUp, aQuestion, personReplies } from "./sample-asks.ts";
+import { agentAnswersFollowUp, aQuestion, personReplies } from "../testing/sample-asks.ts";
 
 test("an ask nobody has replied to has no latest reply", () => expect(latestReply(aQuestion())).toBeUndefined());
 

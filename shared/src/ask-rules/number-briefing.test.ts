@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { BriefingInput, BriefingPoint } from "../generated/types.ts";
 import { checkBriefingInput, MAX_BRIEFING_POINTS, numberBriefing } from "./number-briefing.ts";
-import { codeOf, codeThrownBy } from "./sample-asks.ts";
+import { codeOf, codeThrownBy } from "../testing/sample-asks.ts";
 
 const points = (count: number): BriefingPoint[] => Array.from({ length: count }, (_, index) => ({ title: `Point ${index + 1}` }));
 const briefingOf = (...sizes: number[]): BriefingInput => ({ title: "Findings", sections: sizes.map((size) => ({ points: points(size) })), project: "loopback" });

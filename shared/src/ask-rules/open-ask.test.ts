@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { AskKind, BriefingInput, QuestionInput, ReviewInput } from "../generated/types.ts";
 import type { ProblemCode } from "../problems.ts";
 import { type AskInputs, checkOpen, openAsk } from "./open-ask.ts";
-import { at, codeOf, codeThrownBy } from "./sample-asks.ts";
+import { at, codeOf, codeThrownBy } from "../testing/sample-asks.ts";
 
 const meta = { id: "a1", at: at(0) };
 const question: QuestionInput = { question: "Ship on Friday?", project: "loopback" };

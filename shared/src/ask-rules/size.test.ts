@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import { checkSize, MAX_BODY_BYTES } from "./size.ts";
-import { codeOf } from "./sample-asks.ts";
+import { codeOf } from "../testing/sample-asks.ts";
 
 // A JSON string is its characters plus two quotes.
 const jsonString = (bytes: number, char = "a") => char.repeat((bytes - 2) / new TextEncoder().encode(char).byteLength);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { Ask } from "../generated/types.ts";
 import type { ProblemCode } from "../problems.ts";
-import { aQuestion, codeOf, personReplies } from "./sample-asks.ts";
+import { aQuestion, codeOf, personReplies } from "../testing/sample-asks.ts";
 import { checkMove, type Side, whoseMove } from "./whose-move.ts";
 
 const open = aQuestion();

@@ -2,10 +2,10 @@
 // the rules could have made.
 import type { BriefingAnswerInput, BriefingAsk, BriefingInput, PointAnswer, PointReply, QuestionAsk, QuestionInput, Reply, ReviewAsk, ReviewInput } from "../generated/types.ts";
 import { LoopbackProblem } from "../problems.ts";
-import { applyReply } from "./apply-reply.ts";
-import { applyBriefingAnswer } from "./briefing-answer.ts";
-import { applyFollowUpAnswer } from "./follow-up-answer.ts";
-import { openAsk } from "./open-ask.ts";
+import { applyReply } from "../ask-rules/apply-reply.ts";
+import { applyBriefingAnswer } from "../ask-rules/briefing-answer.ts";
+import { applyFollowUpAnswer } from "../ask-rules/follow-up-answer.ts";
+import { openAsk } from "../ask-rules/open-ask.ts";
 
 export const at = (minute: number) => `2025-01-01T09:${String(minute).padStart(2, "0")}:00.000Z`;
 
