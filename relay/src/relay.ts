@@ -9,7 +9,7 @@ import { RevocationWatch } from "./auth/revocation-watch.ts";
 import { FailureLimiter } from "./limits/failure-limiter.ts";
 import { Clock } from "./clock.ts";
 import { assertStoreSupported, type Config } from "./config.ts";
-import { EventBus } from "./events/event-bus.ts";
+import { AskEventBus } from "./asks/ask-event-bus.ts";
 import { TicketBook } from "./events/tickets.ts";
 import { PushDevices } from "./push/devices.ts";
 import { PushSender } from "./push/push-sender.ts";
@@ -22,7 +22,7 @@ import { problem, LoopbackProblem } from "@loopback/shared/problems";
 export class Relay {
   readonly db: Db;
   readonly clock = new Clock();
-  readonly bus = new EventBus();
+  readonly bus = new AskEventBus();
   readonly gate: Gate;
   readonly asks: AskService;
   readonly waiting: Waiting;

@@ -27,7 +27,7 @@ import {
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
-import type { EventBus } from "../events/event-bus.ts";
+import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
 import type { AskStore, StoredAsk } from "../storage/ask-store.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
@@ -78,7 +78,7 @@ export class AskService {
   constructor(
     private store: AskStore,
     private uploads: UploadService,
-    private bus: EventBus,
+    private bus: AskEventBus,
     private clock: Clock,
     private waiting: Waiting,
     /** How long a handed-over reply stays claimable by asking again with the same input. */

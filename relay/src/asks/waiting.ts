@@ -6,7 +6,7 @@ import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
-import type { EventBus } from "../events/event-bus.ts";
+import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskStore, StoredAsk } from "../storage/ask-store.ts";
 import type { Tasks } from "../storage/tasks.ts";
 import type { WaitingCalls } from "../storage/waiting-calls.ts";
@@ -39,7 +39,7 @@ export class Waiting {
 
   constructor(
     private store: AskStore,
-    private bus: EventBus,
+    private bus: AskEventBus,
     private clock: Clock,
     readonly calls: WaitingCalls,
     readonly tasks: Tasks,

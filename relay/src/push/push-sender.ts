@@ -4,7 +4,7 @@ import type { Ask, AskEvent } from "@loopback/shared/generated/types";
 import webpush from "web-push";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
-import type { EventBus } from "../events/event-bus.ts";
+import type { AskEventBus } from "../asks/ask-event-bus.ts";
 import type { Db } from "../storage/db.ts";
 import { pushNotices } from "../storage/schema.ts";
 import { changed } from "../storage/db.ts";
@@ -30,7 +30,7 @@ export class PushSender {
     private keys: VapidKeys,
   ) {}
 
-  listen(bus: EventBus): () => void {
+  listen(bus: AskEventBus): () => void {
     return bus.listen((spaceId, event) => this.#onEvent(spaceId, event));
   }
 

@@ -4,7 +4,7 @@ import type { Ask, AskEvent } from "@loopback/shared/generated/types";
 
 export type AskListener = (spaceId: string, event: AskEvent) => void;
 
-export class EventBus {
+export class AskEventBus {
   #listeners = new Set<AskListener>();
 
   listen(listener: AskListener): () => void {
