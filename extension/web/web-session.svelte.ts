@@ -1,6 +1,6 @@
 import type { Ask, Whoami } from "@loopback/shared/generated/types";
-import { Inbox } from "../src/inbox/inbox.svelte";
-import type { Session } from "../src/inbox/session";
+import { Inbox } from "../src/base/inbox.svelte";
+import type { Session } from "../src/base/session";
 import { EventStream, type StreamState } from "../src/relay/event-stream";
 import { RelayClient } from "../src/relay/relay-client";
 import { RelayError, describeError } from "../src/relay/relay-error";

@@ -1,5 +1,7 @@
 import DOMPurify, { type DOMPurify as Purifier } from "dompurify";
 import { Lexer, Marked, type Token, type Tokens } from "marked";
+import type { Ask } from "@loopback/shared/generated/types";
+import { askTitle } from "../base/ask-labels";
 import { escapeHtml } from "./markdown";
 
 // A title sits inside a link (a list row) or a heading: only emphasis and code, never links or
@@ -49,3 +51,6 @@ function textOf(tokens: Token[]): string {
   }
   return out;
 }
+
+/** An ask's title as plain text, where no markup can show (a notification). */
+export const askTitleText = (ask: Ask) => inlineMarkdownText(askTitle(ask));

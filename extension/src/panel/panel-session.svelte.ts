@@ -1,9 +1,9 @@
 import type { Ask, Whoami } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
-import { isOpen } from "../inbox/ask-order";
-import { Inbox } from "../inbox/inbox.svelte";
+import { isOpen } from "../base/ask-order";
+import { Inbox } from "../base/inbox.svelte";
 import type { Route } from "../inbox/route.svelte";
-import type { Session } from "../inbox/session";
+import type { Session } from "../base/session";
 import type { StreamState } from "../relay/event-stream";
 import { RelayClient } from "../relay/relay-client";
 import type { RevisionGap } from "../relay/revision";

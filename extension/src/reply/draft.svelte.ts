@@ -1,7 +1,7 @@
 import type { Ask, Reply } from "@loopback/shared/generated/types";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { RelayError, describeError } from "../relay/relay-error";
-import type { Session } from "../inbox/session";
+import type { Session } from "../base/session";
 import { ReviewComments } from "../review/line-comments.svelte";
 
 /** How long a reply sent with a single key waits, so a stray key press can be taken back. */

@@ -1,7 +1,7 @@
 import type { Ask } from "@loopback/shared/generated/types";
 import { vi } from "vitest";
-import { Inbox } from "../inbox/inbox.svelte";
-import { SESSION_CONTEXT_KEY, type Session } from "../inbox/session";
+import { Inbox } from "../base/inbox.svelte";
+import { SESSION_CONTEXT_KEY, type Session } from "../base/session";
 import type { RelayClient } from "../relay/relay-client";
 import { REPLY_KEYS_CONTEXT_KEY as REPLY_KEYS, ReplyKeys } from "../reply/reply-keys";
 

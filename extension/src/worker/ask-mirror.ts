@@ -1,6 +1,6 @@
 import type { Ask, Snapshot } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
-import { compareClosed, isNewer, isOpen } from "../inbox/ask-order";
+import { compareClosed, isNewer, isOpen } from "../base/ask-order";
 import { ASK_PREFIX, askKey, readAsks } from "./storage-items";
 
 /** Closed asks kept between snapshots; the relay's snapshot brings the fifty most recent anyway. */

@@ -1,6 +1,7 @@
 import type { Ask, Reply } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
-import { KIND_LABEL, askTitleText } from "../inbox/ask-labels";
+import { KIND_LABEL } from "../base/ask-labels";
+import { askTitleText } from "../blocks/inline-markdown";
 
 /**
  * What a notification's buttons do. Chrome allows two: a question's two choices, a review's

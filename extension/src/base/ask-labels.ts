@@ -1,6 +1,5 @@
 // The words an ask is shown by: its title, its kind, who raised it, and what its status means.
 import type { Ask, AskKind, Whoami } from "@loopback/shared/generated/types";
-import { inlineMarkdownText } from "../blocks/inline-markdown";
 
 export const KIND_LABEL: Record<AskKind, string> = { question: "Question", review: "Review", briefing: "Briefing" };
 
@@ -29,9 +28,6 @@ export function questionBody(question: string): string {
   const { title, rest } = questionParts(question);
   return title.length > TITLE_MAX ? question.trim() : rest;
 }
-
-/** The same line as plain text, where no markup can show. */
-export const askTitleText = (ask: Ask) => inlineMarkdownText(askTitle(ask));
 
 function stripBlockMarker(line: string): string {
   return line.replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+\.\s+)/, "").trim();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { aBriefing, aQuestion, aReview, fresh, personReplies } from "../testing/asks";
-import { askTitle, askTitleText, questionBody } from "./ask-labels";
+import { askTitleText } from "../blocks/inline-markdown";
+import { askTitle, questionBody } from "./ask-labels";
 import { Inbox } from "./inbox.svelte";
 
 const at = (minute: number) => `2025-01-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
