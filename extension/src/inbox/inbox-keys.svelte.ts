@@ -1,0 +1,132 @@
+import type { Inbox } from "../base/inbox.svelte";
+import { isOpen } from "../base/ask-order";
+import type { ReplyKeys } from "../reply/reply-keys";
+import { isActionable, isTyping } from "./keyboard";
+import type { Route } from "./route.svelte";
+
+/**
+ * The inbox by keyboard: which ask is selected, whether j/k walk the open asks or the closed ones,
+ * whether the shortcuts dialog is up, and what each key does. The app component feeds it the route
+ * and the layout, and hands it the window's key presses.
+ */
+export class InboxKeys {
+  readonly #inbox: Inbox;
+  readonly #route: Route;
+  readonly #keys: ReplyKeys;
+
+  selectedId = $state<string | null>(null);
+  /** Whether j/k walk the closed asks: the person went there (h, or picked a closed one). */
+  inHistory = $state(false);
+  /** Whether the person has moved the selection; until then it follows the top of the list. */
+  chosen = $state(false);
+  helpOpen = $state(false);
+  /** Whether the list and the ask sit side by side. */
+  wide = $state(false);
+
+  constructor(inbox: Inbox, route: Route, keys: ReplyKeys) {
+    this.#inbox = inbox;
+    this.#route = route;
+    this.#keys = keys;
+  }
+
+  get showList(): boolean {
+    return this.wide || !this.#route.askId;
+  }
+
+  /** What j/k walk: the open asks, the person's move first; the closed ones in history, or when nothing is open. */
+  get walk() {
+    const inbox = this.#inbox;
+    return this.inHistory || inbox.visibleOpen.length === 0 ? inbox.visibleClosed : inbox.visibleOpen;
+  }
+
+  /** The ask the route shows is the one selected, and says whether the person is in history. */
+  followRoute(): void {
+    const id = this.#route.askId;
+    if (!id) return;
+    this.selectedId = id;
+    const ask = this.#inbox.get(id);
+    if (ask) this.inHistory = !isOpen(ask);
+  }
+
+  /** The selection stays among what j/k walk; it starts on the first ask waiting for the person. */
+  keepSelectionInWalk(): void {
+    if (this.selectedId && this.selectedId === this.#route.askId) return;
+    if (this.chosen && this.walk.some((a) => a.id === this.selectedId)) return;
+    this.selectedId = this.walk[0]?.id ?? null;
+  }
+
+  open(id: string): void {
+    this.chosen = true;
+    this.selectedId = id;
+    const ask = this.#inbox.get(id);
+    this.inHistory = !!ask && !isOpen(ask);
+    this.#route.open(id);
+  }
+
+  /** Once the person's turn on an ask is taken, on to the next ask waiting for them. */
+  moveOn(fromId: string): void {
+    const next = this.#inbox.visibleOpen.find((a) => a.status === "awaiting_human" && a.id !== fromId);
+    if (next) this.open(next.id);
+  }
+
+  toggleHistory(): void {
+    this.chosen = true;
+    this.inHistory = !this.inHistory;
+    this.selectedId = this.walk[0]?.id ?? null;
+    if (this.selectedId) rowOf(this.selectedId)?.scrollIntoView?.({ block: "nearest" });
+  }
+
+  move(step: number): void {
+    const list = this.walk;
+    if (list.length === 0) return;
+    const at = list.findIndex((a) => a.id === this.selectedId);
+    const next = list[Math.min(list.length - 1, Math.max(0, at === -1 ? 0 : at + step))]!;
+    this.chosen = true;
+    this.selectedId = next.id;
+    if (this.#route.askId) this.#route.open(next.id);
+    else rowOf(next.id)?.scrollIntoView?.({ block: "nearest" });
+  }
+
+  onkeydown = (event: KeyboardEvent): void => {
+    if (event.defaultPrevented) return;
+    const typing = isTyping(event.target);
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+      if (this.#keys.current?.send) {
+        event.preventDefault();
+        this.#keys.current.send();
+      }
+      return;
+    }
+    if (event.key === "Escape") {
+      if (this.helpOpen) this.helpOpen = false;
+      else if (typing) (event.target as HTMLElement).blur();
+      else if (this.#route.askId) this.#route.open(null);
+      else return;
+      event.preventDefault();
+      return;
+    }
+    if (typing || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (this.#handleKey(event)) event.preventDefault();
+  };
+
+  #handleKey(event: KeyboardEvent): boolean {
+    const key = event.key;
+    const route = this.#route;
+    if (key === "?") return (this.helpOpen = !this.helpOpen), true;
+    if (this.helpOpen) return false;
+    if (key === "j" || (key === "ArrowDown" && this.showList && !route.askId)) return this.move(1), true;
+    if (key === "k" || (key === "ArrowUp" && this.showList && !route.askId)) return this.move(-1), true;
+    if (key === "h") return this.toggleHistory(), true;
+    if (key === "Enter" && !isActionable(event.target) && this.selectedId && this.selectedId !== route.askId) return this.open(this.selectedId), true;
+    if (!route.askId) return false;
+    const actions = this.#keys.current;
+    if (/^[1-6]$/.test(key) && actions?.choose) return actions.choose(Number(key) - 1), true;
+    if (key === "a" && actions?.approve) return actions.approve(), true;
+    if (key === "u" && actions?.undo) return actions.undo(), true;
+    if (key === "d" && actions?.dismiss) return actions.dismiss(), true;
+    if (key === "r" && actions?.focusText) return actions.focusText(), true;
+    return false;
+  }
+}
+
+const rowOf = (id: string) => document.querySelector(`[data-ask-row="${CSS.escape(id)}"]`);
