@@ -4,7 +4,7 @@ import { RelayConnection } from "../src/worker/relay-connection";
 import type { PanelMessage, WorkerMessage } from "../src/worker/messages";
 import { buttonAction, parseNotificationId } from "../src/worker/notify";
 import { openPanel, openPanelOnActionClick } from "../src/worker/side-panel";
-import { KEYS, type Focus, type Settings } from "../src/worker/storage-items";
+import { focusItem, settingsItem, tokenItem, type Focus } from "../src/worker/storage-items";
 
 /** Chrome's shortest alarm: a safety net that wakes a stopped worker to reconnect. */
 const ALARM = "loopback.ensure";
@@ -25,13 +25,10 @@ export default defineBackground(() => {
     if (alarm.name === ALARM) void connection.ensure();
   });
 
-  browser.storage.onChanged.addListener((changes, area) => {
-    if (area === "local" && (KEYS.settings in changes || KEYS.token in changes)) {
-      const relayOf = (value: unknown) => (value as Partial<Settings> | undefined)?.relayUrl;
-      const settings = changes[KEYS.settings];
-      const relayChanged = KEYS.token in changes || relayOf(settings?.oldValue) !== relayOf(settings?.newValue);
-      if (relayChanged) void connection.restart();
-    }
+  // A new token or relay means a new connection; a change of the notify switch does not.
+  tokenItem.watch(() => void connection.restart());
+  settingsItem.watch((next, previous) => {
+    if (next?.relayUrl !== previous?.relayUrl) void connection.restart();
   });
 
   browser.windows.onFocusChanged.addListener((id) => {
@@ -42,7 +39,7 @@ export default defineBackground(() => {
   function openAsk(notificationId: string, askId: string) {
     openPanel(windowId).catch((e) => console.warn("Loopback: could not open the side panel", e));
     const focus: Focus = { askId, at: Date.now() };
-    void browser.storage.local.set({ [KEYS.focus]: focus });
+    void focusItem.setValue(focus);
     void browser.runtime.sendMessage({ type: "open-ask", askId } satisfies PanelMessage).catch(() => {});
     void browser.notifications.clear(notificationId);
   }

@@ -8,7 +8,7 @@ import type { StreamState } from "../relay/event-stream";
 import { RelayClient } from "../relay/relay-client";
 import type { RevisionGap } from "../relay/revision";
 import type { PanelMessage, WorkerMessage } from "../worker/messages";
-import { ASK_PREFIX, KEYS, readAsks, readSettings, readStatus, readToken, type Focus, type Status } from "../worker/storage-items";
+import { ASK_PREFIX, focusItem, indexItem, readAsks, readSettings, readStatus, readToken, settingsItem, statusItem, tokenItem, type Status } from "../worker/storage-items";
 
 /** While the panel is open it pokes the worker this often, so a stopped worker is back within seconds. */
 const WAKE_MS = 15_000;
@@ -30,10 +30,18 @@ export class PanelSession implements Session {
   constructor(private readonly route: Route) {}
 
   async start(signal: AbortSignal): Promise<void> {
-    browser.storage.onChanged.addListener(this.#onChanged);
+    const unwatch = [
+      settingsItem.watch(() => void this.#readClient()),
+      tokenItem.watch(() => void this.#readClient()),
+      statusItem.watch(() => void this.#readStatus()),
+      // The first snapshot stored: the asks in storage are now the live set.
+      indexItem.watch((next, previous) => void (!previous && this.#readAsks())),
+    ];
+    browser.storage.onChanged.addListener(this.#onAskChanged);
     browser.runtime.onMessage.addListener(this.#onMessage);
     signal.addEventListener("abort", () => {
-      browser.storage.onChanged.removeListener(this.#onChanged);
+      for (const stop of unwatch) stop();
+      browser.storage.onChanged.removeListener(this.#onAskChanged);
       browser.runtime.onMessage.removeListener(this.#onMessage);
     });
     const timer = setInterval(() => this.#wake(), WAKE_MS);
@@ -42,10 +50,10 @@ export class PanelSession implements Session {
 
     await Promise.all([this.#readClient(), this.#readStatus(), this.#readAsks()]);
     this.#wake();
-    const { focus } = (await browser.storage.local.get(KEYS.focus)) as { focus?: Focus };
+    const focus = await focusItem.getValue();
     if (focus && Date.now() - focus.at < FOCUS_FRESH_MS) {
       this.route.open(focus.askId);
-      await browser.storage.local.remove(KEYS.focus);
+      await focusItem.removeValue();
     }
   }
 
@@ -71,25 +79,22 @@ export class PanelSession implements Session {
     if (!this.client) this.inbox.reset({ open: [], recent: [] });
   }
 
-  async #readStatus(status?: Status) {
-    const s = status ?? (await readStatus());
+  async #readStatus() {
+    const s: Status = await readStatus();
     this.stream = s.stream;
     this.revision = s.revision;
     this.who = s.who;
   }
 
   async #readAsks() {
-    const { index } = (await browser.storage.local.get(KEYS.index)) as { index?: unknown };
-    if (!index) return;
+    if (!(await indexItem.getValue())) return;
     const asks = [...(await readAsks()).values()];
     this.inbox.reset({ open: asks.filter(isOpen), recent: asks.filter((a) => !isOpen(a)) });
   }
 
-  #onChanged = (changes: Record<string, { oldValue?: unknown; newValue?: unknown }>, area: string) => {
+  // One key per ask, so these are followed by prefix rather than as defined items.
+  #onAskChanged = (changes: Record<string, { oldValue?: unknown; newValue?: unknown }>, area: string) => {
     if (area !== "local") return;
-    if (KEYS.settings in changes || KEYS.token in changes) void this.#readClient();
-    if (KEYS.status in changes) void this.#readStatus(changes[KEYS.status]!.newValue as Status);
-    if (KEYS.index in changes && !changes[KEYS.index]!.oldValue) void this.#readAsks();
     for (const [key, change] of Object.entries(changes)) {
       if (!key.startsWith(ASK_PREFIX)) continue;
       if (change.newValue) this.inbox.upsert(change.newValue as Ask);
@@ -100,7 +105,7 @@ export class PanelSession implements Session {
   #onMessage = (message: PanelMessage) => {
     if (message?.type === "open-ask") {
       this.route.open(message.askId);
-      void browser.storage.local.remove(KEYS.focus);
+      void focusItem.removeValue();
     }
   };
 }

@@ -6,7 +6,7 @@ import type { RevisionGap } from "../relay/revision";
 import { AskMirror } from "./ask-mirror";
 import { showBadge } from "./badge";
 import { clearAnsweredElsewhere, clearNotification, notifyAsk, notifyNotSent, parseNotificationId, replyOfButton } from "./notify";
-import { KEYS, readSettings, readStatus, readToken, type Status } from "./storage-items";
+import { indexItem, readSettings, readStatus, readToken, statusItem, type Status } from "./storage-items";
 
 /** More new asks than this in one snapshot are shown by the badge alone, not one notification each. */
 const MAX_NOTIFICATIONS_AT_ONCE = 3;
@@ -37,7 +37,7 @@ export class RelayConnection {
     this.#run?.controller.abort();
     this.#run = null;
     await this.mirror.clear();
-    await browser.storage.local.remove(KEYS.index);
+    await indexItem.removeValue();
     await this.#setStatus({ stream: null, revision: "same", who: null });
     await this.ensure();
   }
@@ -62,7 +62,7 @@ export class RelayConnection {
       token,
       onRevision: (gap) => this.#setRevision(gap),
     });
-    const { index } = (await browser.storage.local.get(KEYS.index)) as { index?: { relay?: string } };
+    const index = await indexItem.getValue();
     // Asks from another relay mean nothing here.
     if (index?.relay !== client.base) await this.mirror.clear();
 
@@ -88,10 +88,10 @@ export class RelayConnection {
   async apply(event: ServerEvent, base: string): Promise<void> {
     const { notify } = await readSettings();
     if (event.type === "snapshot") {
-      const { index } = (await browser.storage.local.get(KEYS.index)) as { index?: { relay?: string } };
+      const index = await indexItem.getValue();
       const known = index?.relay === base;
       const fresh = await this.mirror.reset(event.snapshot);
-      await browser.storage.local.set({ [KEYS.index]: { relay: base, syncedAt: new Date().toISOString() } });
+      await indexItem.setValue({ relay: base, syncedAt: new Date().toISOString() });
       // What arrived while the worker slept is news too; a first sync is not.
       const waiting = fresh.filter((a) => a.status === "awaiting_human");
       if (known && notify && waiting.length <= MAX_NOTIFICATIONS_AT_ONCE) await Promise.all(waiting.map(notifyQuietly));
@@ -145,7 +145,7 @@ export class RelayConnection {
 
   async #setStatus(status: Status) {
     this.#status = status;
-    await browser.storage.local.set({ [KEYS.status]: status });
+    await statusItem.setValue(status);
   }
 }
 

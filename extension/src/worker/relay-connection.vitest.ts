@@ -4,7 +4,7 @@ import { fakeBrowser } from "wxt/testing/fake-browser";
 import { aQuestion, aReview, fresh, personReplies } from "../testing/asks";
 import { notificationId } from "./notify";
 import { RelayConnection } from "./relay-connection";
-import { KEYS, askKey, readAsks, writeSettings, writeStatus, writeToken } from "./storage-items";
+import { askKey, indexItem, readAsks, writeSettings, writeStatus, writeToken } from "./storage-items";
 
 const RELAY = "http://relay.test";
 const badge = () => fakeBrowser.action.getBadgeText({});
@@ -90,7 +90,7 @@ describe("the worker's state", () => {
     await connection.apply(snapshot([gone, kept]), RELAY);
     await connection.apply(snapshot([kept]), RELAY);
     expect([...(await readAsks()).keys()]).toEqual([kept.id]);
-    expect((await fakeBrowser.storage.local.get(KEYS.index))[KEYS.index]).toMatchObject({ relay: RELAY });
+    expect(await indexItem.getValue()).toMatchObject({ relay: RELAY });
   });
 
   it("does not ask again with a token the relay refused, until the token changes", async () => {

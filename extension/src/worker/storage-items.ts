@@ -1,5 +1,6 @@
 import type { Ask, Whoami } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
+import { storage } from "wxt/utils/storage";
 import type { StreamState } from "../relay/event-stream";
 import type { RevisionGap } from "../relay/revision";
 
@@ -23,44 +24,43 @@ export interface Focus {
   at: number;
 }
 
-export const KEYS = { settings: "settings", token: "token", status: "status", index: "index", focus: "focus" } as const;
+/** Which relay the stored asks came from, and when they were last synced with it. */
+export interface Index {
+  relay: string;
+  syncedAt: string;
+}
+
+export const DEFAULT_SETTINGS: Settings = { relayUrl: "", notify: true };
+const NO_STATUS: Status = { stream: null, revision: "same", who: null };
+
+export const settingsItem = storage.defineItem<Partial<Settings>>("local:settings", { fallback: DEFAULT_SETTINGS });
+export const tokenItem = storage.defineItem<string>("local:token", { fallback: "" });
+export const statusItem = storage.defineItem<Partial<Status>>("local:status", { fallback: NO_STATUS });
+/** Written once the first snapshot is stored: until then the stored asks are not a live set. */
+export const indexItem = storage.defineItem<Index>("local:index");
+export const focusItem = storage.defineItem<Focus>("local:focus");
+
+/** Each ask has a key of its own, so an event rewrites one ask and the side panel hears only what changed. */
 export const ASK_PREFIX = "ask:";
 export const askKey = (id: string) => `${ASK_PREFIX}${id}`;
 
-export const DEFAULT_SETTINGS: Settings = { relayUrl: "", notify: true };
-
-const local = () => browser.storage.local;
-
+/** The settings, with defaults for what an older version did not store. */
 export async function readSettings(): Promise<Settings> {
-  const { settings } = (await local().get(KEYS.settings)) as { settings?: Partial<Settings> };
-  return { relayUrl: settings?.relayUrl ?? DEFAULT_SETTINGS.relayUrl, notify: settings?.notify ?? DEFAULT_SETTINGS.notify };
-}
-
-export async function writeSettings(settings: Settings): Promise<void> {
-  await local().set({ [KEYS.settings]: settings });
-}
-
-export async function readToken(): Promise<string> {
-  const { token } = (await local().get(KEYS.token)) as { token?: string };
-  return token ?? "";
-}
-
-export async function writeToken(token: string): Promise<void> {
-  await local().set({ [KEYS.token]: token });
+  return { ...DEFAULT_SETTINGS, ...(await settingsItem.getValue()) };
 }
 
 export async function readStatus(): Promise<Status> {
-  const { status } = (await local().get(KEYS.status)) as { status?: Partial<Status> };
-  return { stream: status?.stream ?? null, revision: status?.revision ?? "same", who: status?.who ?? null };
+  return { ...NO_STATUS, ...(await statusItem.getValue()) };
 }
 
-export async function writeStatus(status: Status): Promise<void> {
-  await local().set({ [KEYS.status]: status });
-}
+export const readToken = () => tokenItem.getValue();
+export const writeSettings = (settings: Settings) => settingsItem.setValue(settings);
+export const writeToken = (token: string) => tokenItem.setValue(token);
+export const writeStatus = (status: Status) => statusItem.setValue(status);
 
 /** Every stored ask, by id. */
 export async function readAsks(): Promise<Map<string, Ask>> {
-  const all = (await local().get(null)) as Record<string, unknown>;
+  const all = (await browser.storage.local.get(null)) as Record<string, unknown>;
   const asks = new Map<string, Ask>();
   for (const [key, value] of Object.entries(all)) if (key.startsWith(ASK_PREFIX)) asks.set(key.slice(ASK_PREFIX.length), value as Ask);
   return asks;
