@@ -1,6 +1,7 @@
 // The person's API at /api/v1, as the contract declares it. Each route reads the request, calls the
-// relay's services and writes the answer; every rule lives in the services.
-import { Elysia } from "elysia";
+// relay's services and writes the answer; every rule lives in the services. A route table of our own
+// over the standard Request: Elysia, used for these routes alone, measured no faster (0.262 vs
+// 0.249 ms p50 after a pause) and left the rest of the server outside it.
 import * as v from "valibot";
 import { problem } from "@loopback/shared/problems";
 import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
@@ -35,79 +36,87 @@ async function readJson(request: Request): Promise<unknown> {
   }
 }
 
+/** What a route handler gets: the request, its path parameters and its query. */
+interface Call {
+  request: Request;
+  params: Record<string, string>;
+  query: URLSearchParams;
+}
+
+/** A JSON answer with a status other than 200 (or none, for 204). */
+class Status {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/** A handler answers with a Response, a `Status`, or a JSON value (200). */
+type Answer = Response | Status | unknown;
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  keys: string[];
+  handle(call: Call): Answer | Promise<Answer>;
+}
+
+const created = (body: unknown) => new Status(201, body);
+const NO_CONTENT = new Status(204, null);
+
+function route(method: string, path: string, handle: Route["handle"]): Route {
+  const keys: string[] = [];
+  const source = path.replace(/:(\w+)/g, (_, key: string) => {
+    keys.push(key);
+    return "([^/]+)";
+  });
+  // A trailing slash names the same route.
+  return { method, pattern: new RegExp(`^${source}/?$`), keys, handle };
+}
+
 export function apiRoutes(relay: Relay, addressOf: (request: Request) => string) {
   const headers = revisionHeaders(relay.config.build);
   const caller = (request: Request) => relay.authenticate(request.headers.get("authorization"), addressOf(request));
+  const PREFIX = "/api/v1";
 
-  return new Elysia({ prefix: "/api/v1" })
-    .onRequest(({ request, set }) => {
-      Object.assign(set.headers, headers);
-      assertNotNewer(request);
-    })
-    .onError(({ code, error }) => {
-      if (code === "NOT_FOUND") return problemResponse(problem("route.not_found"), headers);
-      return problemResponse(error, headers);
-    })
-    .get("/whoami", ({ request }) => {
+  const routes: Route[] = [
+    route("GET", "/whoami", ({ request }) => {
       const c = caller(request);
       return { space: c.spaceName, actor: c.person };
-    })
-    .post(
-      "/events/tickets",
-      ({ request, set }) => {
-        const c = caller(request);
-        set.status = 201;
-        return relay.tickets.issue(c, clientRevision(request));
-      },
-      { parse: "none" },
-    )
-    .get("/snapshot", ({ request }) => downgradeSnapshot(relay.asks.snapshot(caller(request)), clientRevision(request)))
-    .get("/asks", ({ request, query }) => {
+    }),
+    route("POST", "/events/tickets", ({ request }) => created(relay.tickets.issue(caller(request), clientRevision(request)))),
+    route("GET", "/snapshot", ({ request }) => downgradeSnapshot(relay.asks.snapshot(caller(request)), clientRevision(request))),
+    route("GET", "/asks", ({ request, query }) => {
       const c = caller(request);
-      const limit = query.limit === undefined ? undefined : v.safeParse(Limit, query.limit);
-      const before = query.before === undefined ? undefined : v.safeParse(Before, query.before);
+      const limit = query.has("limit") ? v.safeParse(Limit, query.get("limit")) : undefined;
+      const before = query.has("before") ? v.safeParse(Before, query.get("before")) : undefined;
       if (limit && !limit.success) throw problem("query.invalid", "`limit` must be a whole number from 1 to 100.");
       if (before && !before.success) throw problem("query.invalid", "`before` must be a date-time such as 2026-01-31T12:00:00.000Z.");
       return downgradePage(relay.asks.history(c, limit?.output, before?.output), clientRevision(request));
-    })
-    .get("/asks/:id", ({ request, params }) => downgradeAsk(relay.asks.get(caller(request), params.id), clientRevision(request)))
-    .post(
-      "/asks/:id/reply",
-      async ({ request, params }) => {
-        const c = caller(request);
-        return downgradeAsk(relay.asks.reply(c, params.id, await readJson(request)), clientRevision(request));
-      },
-      { parse: "none" },
-    )
-    .get("/push/key", ({ request }) => {
+    }),
+    route("GET", "/asks/:id", ({ request, params }) => downgradeAsk(relay.asks.get(caller(request), params.id), clientRevision(request))),
+    route("POST", "/asks/:id/reply", async ({ request, params }) => {
+      const c = caller(request);
+      return downgradeAsk(relay.asks.reply(c, params.id, await readJson(request)), clientRevision(request));
+    }),
+    route("GET", "/push/key", ({ request }) => {
       caller(request);
       return { publicKey: relay.pushKeys.publicKey };
-    })
-    .get("/push/devices", ({ request }) => ({ items: relay.pushDevices.list(caller(request)) }))
-    .post(
-      "/push/devices",
-      async ({ request, set }) => {
-        const c = caller(request);
-        const device = relay.pushDevices.add(c, await readJson(request));
-        set.status = 201;
-        return device;
-      },
-      { parse: "none" },
-    )
-    .put(
-      "/push/devices/:id/loudness",
-      async ({ request, params }) => {
-        const c = caller(request);
-        return relay.pushDevices.setLoudness(c, params.id, await readJson(request));
-      },
-      { parse: "none" },
-    )
-    .delete("/push/devices/:id", ({ request, params, set }) => {
+    }),
+    route("GET", "/push/devices", ({ request }) => ({ items: relay.pushDevices.list(caller(request)) })),
+    route("POST", "/push/devices", async ({ request }) => {
+      const c = caller(request);
+      return created(relay.pushDevices.add(c, await readJson(request)));
+    }),
+    route("PUT", "/push/devices/:id/loudness", async ({ request, params }) => {
+      const c = caller(request);
+      return relay.pushDevices.setLoudness(c, params.id, await readJson(request));
+    }),
+    route("DELETE", "/push/devices/:id", ({ request, params }) => {
       relay.pushDevices.remove(caller(request), params.id);
-      set.status = 204;
-      return null;
-    })
-    .get("/files/:uploadId", ({ request, params }) => {
+      return NO_CONTENT;
+    }),
+    route("GET", "/files/:uploadId", ({ request, params }) => {
       const file = relay.uploads.read(caller(request), params.uploadId);
       return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
         headers: {
@@ -118,14 +127,47 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
           "Cache-Control": "private, max-age=86400, immutable",
         },
       });
-    })
-    .put(
-      "/uploads/:spaceId/:token",
-      async ({ request, params, set }) => {
-        const receipt = await relay.uploads.store(params.spaceId, params.token, request.headers.get("content-type"), request.body);
-        set.status = 201;
-        return receipt;
-      },
-      { parse: "none" },
-    );
+    }),
+    route("PUT", "/uploads/:spaceId/:token", async ({ request, params }) =>
+      created(await relay.uploads.store(params.spaceId, params.token, request.headers.get("content-type"), request.body)),
+    ),
+  ];
+
+  /** The matching route's answer, or the Problem that refuses the request; always with the revision headers. */
+  async function handle(request: Request): Promise<Response> {
+    try {
+      assertNotNewer(request);
+      const url = new URL(request.url);
+      const path = url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : null;
+      for (const r of path === null ? [] : routes) {
+        if (r.method !== request.method) continue;
+        const m = r.pattern.exec(path!);
+        if (!m) continue;
+        const params: Record<string, string> = {};
+        r.keys.forEach((key, i) => (params[key] = decodeParam(m[i + 1])));
+        return answer(await r.handle({ request, params, query: url.searchParams }));
+      }
+      throw problem("route.not_found");
+    } catch (e) {
+      return problemResponse(e, headers);
+    }
+  }
+
+  function answer(result: Answer): Response {
+    if (result instanceof Response) return result;
+    const { status, body } = result instanceof Status ? result : { status: 200, body: result };
+    if (body === null || body === undefined) return new Response(null, { status, headers });
+    return Response.json(body, { status, headers });
+  }
+
+  return { handle };
+}
+
+/** A path segment as the client meant it; one that is not valid percent-encoding names nothing. */
+function decodeParam(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw problem("route.not_found");
+  }
 }
