@@ -3,4 +3,5 @@ declare const chrome: {
   storage: { local: { get(key: string): Promise<Record<string, unknown>> } };
   runtime: { sendMessage(message: unknown): Promise<unknown> };
   action: { getBadgeText(details: object): Promise<string> };
+  notifications: { getAll(): Promise<Record<string, unknown>>; onButtonClicked: unknown };
 };

@@ -2,7 +2,7 @@
 // relay and a real MCP agent: connect through the options page the extension opens on install,
 // see an ask arrive in the panel and on the badge, answer it, and the agent's call returns.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { Page } from "puppeteer-core";
+import type { ElementHandle, Page } from "puppeteer-core";
 import { RelayProcess } from "../support/relay-process.ts";
 import { TestAgent } from "./harness/agent";
 import { ensureBuilt } from "./harness/browser";
@@ -27,7 +27,8 @@ async function find(page: Page, selector: string, text = "") {
       selector,
       text,
     );
-    const element = handle.asElement();
+    // The page function returns an HTMLElement or null, so the handle is an element's.
+    const element = handle.asElement() as ElementHandle<HTMLElement> | null;
     if (element) return element;
     if (Date.now() > deadline) throw new Error(`nothing matched ${selector}${text ? ` with "${text}"` : ""}`);
     await Bun.sleep(100);
