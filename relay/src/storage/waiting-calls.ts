@@ -3,7 +3,7 @@
 // and answers the same JSON-RPC request. Written without waiting for the disk, like a new ask: the
 // agent has not been answered yet, and the reply's durable commit carries the record to disk with it.
 import { eq, lt, sql } from "drizzle-orm";
-import { withoutWaitingForDisk, type Db } from "./db.ts";
+import { changed, withoutWaitingForDisk, type Db } from "./db.ts";
 import { waitingCalls } from "./schema.ts";
 
 export type CallRow = typeof waitingCalls.$inferSelect;
@@ -41,7 +41,7 @@ export class WaitingCalls {
 
   /** Forgets calls begun before `before`: past the reclaim window, asking again recovers the reply. */
   deleteBefore(before: string): number {
-    return this.db.delete(waitingCalls).where(lt(waitingCalls.createdAt, before)).run() as unknown as number;
+    return changed(this.db.delete(waitingCalls).where(lt(waitingCalls.createdAt, before)).run());
   }
 
   deleteForSessions(sessionIds: string[]): void {
