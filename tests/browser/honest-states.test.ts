@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Page } from "playwright-core";
 import { TestAgent } from "./harness/agent";
-import { TestBrowser } from "./harness/browser";
+import { TestBrowser, signInToWebInbox } from "./harness/browser";
 import { PanelScene } from "./harness/panel-scene";
 import { STEP_MS } from "./harness/timeouts";
 
@@ -118,10 +118,7 @@ describe("the web inbox, when a reply's response is lost", () => {
     web = await TestBrowser.plain();
     page = await web.context.newPage();
     await page.setViewportSize({ width: 1200, height: 800 });
-    await page.goto(`${scene.relay.url}/inbox/`);
-    await page.fill("#token", graceToken);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+    await signInToWebInbox(page, scene.relay.url, graceToken);
   }, 60_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import type { ReviewComment } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
-import { TestBrowser, ensureBuilt } from "./harness/browser";
+import { TestBrowser, ensureBuilt, signInToWebInbox } from "./harness/browser";
 import { RelayProcess } from "../support/relay-process.ts";
 import { STEP_MS } from "./harness/timeouts";
 
@@ -200,10 +200,7 @@ describe("line comments and rounds", () => {
     const browser = await TestBrowser.plain({ hasTouch: true, viewport: PHONE });
     try {
       const page = await browser.context.newPage();
-      await page.goto(`${relay.url}/inbox/`);
-      await page.fill("#token", personToken);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+      await signInToWebInbox(page, relay.url, personToken);
       await commentAndCompare(page, "phone-comments", "tap");
     } finally {
       await browser.close();
@@ -214,10 +211,7 @@ describe("line comments and rounds", () => {
     const browser = await TestBrowser.plain({ viewport: { width: 1280, height: 900 } });
     try {
       const page = await browser.context.newPage();
-      await page.goto(`${relay.url}/inbox/`);
-      await page.fill("#token", personToken);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+      await signInToWebInbox(page, relay.url, personToken);
       const input = round("split-comments", DIFF_1, CODE_1);
       // And code no highlighter knows, shown as plain text: a click on it is placed by where it fell.
       input.content.push({ type: "code", code: "one\ntwo\nthree" } as (typeof input.content)[number]);

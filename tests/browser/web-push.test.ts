@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { CDPSession, Page, Worker } from "playwright-core";
 import { TestAgent } from "./harness/agent";
-import { TestBrowser, ensureBuilt } from "./harness/browser";
+import { TestBrowser, ensureBuilt, signInToWebInbox } from "./harness/browser";
 import { PushReceiver } from "../support/push-receiver.ts";
 import { RelayProcess } from "../support/relay-process.ts";
 import { STEP_MS } from "./harness/timeouts";
@@ -88,10 +88,7 @@ describe("the web inbox's notifications", () => {
       }),
     );
     await cdp.send("ServiceWorker.enable");
-    await page.goto(`${relay.url}/inbox/`);
-    await page.fill("#token", personToken);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+    await signInToWebInbox(page, relay.url, personToken);
     // Pushes reach only an activated worker: wait until it controls the page.
     await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active?.state === "activated" && navigator.serviceWorker.controller !== null, undefined, { timeout: STEP_MS });
     registrationId = await registered;

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import { STEP_MS } from "./timeouts";
 import { ROOT } from "../../support/relay-process.ts";
 
 export const EXTENSION_DIR = join(ROOT, "extension/.output/chrome-mv3");
@@ -121,6 +122,14 @@ export class TestBrowser {
 }
 
 /** The toolbar badge, read from an extension page (the worker may be stopped). */
+/** Opens the web inbox a relay serves, signs in with a person's token, and waits until it is live. */
+export async function signInToWebInbox(page: Page, relayUrl: string, token: string): Promise<void> {
+  await page.goto(`${relayUrl}/inbox/`);
+  await page.fill("#token", token);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+}
+
 export function badgeText(page: Page): Promise<string> {
   return page.evaluate(() => chrome.action.getBadgeText({}));
 }
