@@ -1,15 +1,16 @@
 #!/usr/bin/env bun
-// `loopback serve` runs the relay; `loopback token …` manages tokens in the same data directory,
-// also while the relay runs (SQLite in WAL mode lets both write).
+// `loopback serve` runs the relay; `loopback token …` manages tokens in the same store (the data
+// directory's SQLite file, or the PostgreSQL database of LOOPBACK_DATABASE_URL), also while relays
+// run (SQLite in WAL mode lets both write).
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { userInfo } from "node:os";
-import { assertStoreSupported, configFromEnv, type Config } from "./config.ts";
+import { configFromEnv, type Config } from "./config.ts";
 import { DEFAULT_SPACE, Gate } from "./auth/gate.ts";
 import { Clock } from "./clock.ts";
-import { openDb } from "./storage/db.ts";
-import { startServer } from "./server.ts";
+import { openStore } from "./storage/open-store.ts";
+import { startServer, type Running } from "./server.ts";
 import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
 
 const USAGE = `loopback — the relay between coding agents and their person
@@ -37,12 +38,12 @@ function ensureWebInbox(): void {
   if (built.exitCode !== 0) console.error(`Could not build the web inbox; /inbox/ will say so until \`npm run build\` works:\n${built.stderr.toString().slice(-2000)}`);
 }
 
-function serve(): void {
+async function serve(): Promise<void> {
   const config = configFromEnv();
   ensureWebInbox();
-  let running: ReturnType<typeof startServer>;
+  let running: Running;
   try {
-    running = startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL) });
+    running = await startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL) });
   } catch (e) {
     if ((e as { code?: string }).code === "EADDRINUSE") {
       fail(`Port ${config.port} on ${config.host} is in use (another relay?). Stop what holds it, or choose another port: LOOPBACK_PORT=${config.port + 1} npm run relay`);
@@ -50,11 +51,11 @@ function serve(): void {
     throw e;
   }
   const { relay } = running;
-  console.log(`Loopback relay on ${running.url} (data in ${config.dataDir})`);
-  if (relay.gate.isEmpty()) {
+  console.log(`Loopback relay on ${running.url} (${config.databaseUrl ? `PostgreSQL at ${redacted(config.databaseUrl)}` : `data in ${config.dataDir}`})`);
+  if (await relay.gate.isEmpty()) {
     const person = process.env.LOOPBACK_FIRST_PERSON || safeUserName();
-    const own = relay.gate.createToken({ person, space: DEFAULT_SPACE });
-    const agent = relay.gate.createToken({ person, space: DEFAULT_SPACE, agent: true });
+    const own = await relay.gate.createToken({ person, space: DEFAULT_SPACE });
+    const agent = await relay.gate.createToken({ person, space: DEFAULT_SPACE, agent: true });
     console.log(
       [
         "",
@@ -89,15 +90,29 @@ function safeUserName(): string {
   }
 }
 
-function token(args: string[]): void {
+/** A database URL fit to print: without its password. */
+function redacted(url: string): string {
+  const u = new URL(url);
+  if (u.password) u.password = "***";
+  return u.toString();
+}
+
+async function token(args: string[]): Promise<void> {
   const [verb, ...rest] = args;
   const config = configFromEnv();
-  assertStoreSupported(config);
-  const gate = new Gate(openDb(config.dataDir), new Clock());
+  const store = await openStore(config);
+  try {
+    await tokenCommand(verb, rest, config, new Gate(store, new Clock()));
+  } finally {
+    await store.close();
+  }
+}
+
+async function tokenCommand(verb: string | undefined, rest: string[], config: Config, gate: Gate): Promise<void> {
   if (verb === "create") {
     const { values } = parseArgs({ args: rest, options: { person: { type: "string" }, agent: { type: "boolean" }, space: { type: "string" } } });
     if (!values.person) fail("token create needs --person NAME");
-    const { token, tokenId, caller, created } = gate.createToken({ person: values.person!, space: values.space, agent: values.agent });
+    const { token, tokenId, caller, created } = await gate.createToken({ person: values.person!, space: values.space, agent: values.agent });
     // Names are matched exactly: a typo or another case is a new person, who sees none of the asks.
     if (created.space) console.log(`Created space "${caller.spaceName}".`);
     if (created.person) {
@@ -107,12 +122,12 @@ function token(args: string[]): void {
     if (values.agent) console.log(mcpLines(config, token));
     console.log(token);
   } else if (verb === "list") {
-    for (const t of gate.listTokens()) {
+    for (const t of await gate.listTokens()) {
       console.log(`${t.id}  ${t.kind.padEnd(6)}  ${t.space}/${t.person}  created ${t.createdAt}${t.revokedAt ? `  revoked ${t.revokedAt}` : ""}`);
     }
   } else if (verb === "revoke") {
     if (!rest[0]) fail("token revoke needs a TOKEN_ID (see `token list`)");
-    if (!gate.revoke(rest[0])) fail(`No active token ${rest[0]}`);
+    if (!(await gate.revoke(rest[0]))) fail(`No active token ${rest[0]}`);
     console.log(`Revoked ${rest[0]}`);
   } else {
     fail(USAGE);
@@ -126,8 +141,8 @@ function fail(message: string): never {
 
 const [command, ...args] = process.argv.slice(2);
 try {
-  if (command === "serve") serve();
-  else if (command === "token") token(args);
+  if (command === "serve") await serve();
+  else if (command === "token") await token(args);
   else fail(USAGE);
 } catch (e) {
   fail(e instanceof Error ? e.message : String(e));

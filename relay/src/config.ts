@@ -121,15 +121,3 @@ function databaseUrl(raw: string | undefined): string | null {
   return url.toString();
 }
 
-/**
- * Refuses a PostgreSQL URL until the relay's services run on it, rather than quietly using the SQLite
- * file: replicas that each wrote their own file would lose each other's asks.
- */
-export function assertStoreSupported(config: Pick<Config, "databaseUrl">): void {
-  if (config.databaseUrl) {
-    throw new Error(
-      "LOOPBACK_DATABASE_URL is set, but this relay cannot run on PostgreSQL yet: its PostgreSQL store is built, " +
-        "and moving the relay's services onto it (issue 10, phase 2) is not done. Unset LOOPBACK_DATABASE_URL to run on the SQLite file in LOOPBACK_DATA.",
-    );
-  }
-}

@@ -1,81 +1,120 @@
-// The relay's parts, wired once. Every adapter (REST, socket, MCP) gets this and nothing else.
+// The relay's parts, wired once. Every adapter (REST, socket, MCP) gets this and nothing else. The
+// store is the SQLite file (one relay) or PostgreSQL (any number of replicas on one database); what
+// another replica changes reaches this one through `store.listen`.
 import { AskService } from "./asks/ask-service.ts";
 import { Waiting } from "./asks/waiting.ts";
-import { McpSessions } from "./storage/mcp-sessions.ts";
-import { Tasks } from "./storage/tasks.ts";
-import { WaitingCalls } from "./storage/waiting-calls.ts";
 import { Gate, type Caller } from "./auth/gate.ts";
 import { RevocationWatch } from "./auth/revocation-watch.ts";
 import { FailureLimiter } from "./limits/failure-limiter.ts";
 import { Clock } from "./clock.ts";
-import { assertStoreSupported, type Config } from "./config.ts";
+import type { Config } from "./config.ts";
 import { AskEventBus } from "./asks/ask-event-bus.ts";
 import { TicketBook } from "./events/tickets.ts";
 import { PushDevices } from "./push/devices.ts";
 import { PushSender } from "./push/push-sender.ts";
 import { vapidKeys, type VapidKeys } from "./push/vapid-keys.ts";
-import { AskStore } from "./storage/ask-store.ts";
-import { openDb, type Db } from "./storage/db.ts";
+import { openStore } from "./storage/open-store.ts";
+import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
 import { problem, LoopbackProblem } from "@loopback/shared/problems";
 
 export class Relay {
-  readonly db: Db;
   readonly clock = new Clock();
   readonly bus = new AskEventBus();
   readonly gate: Gate;
   readonly asks: AskService;
   readonly waiting: Waiting;
-  readonly sessions: McpSessions;
+  readonly sessions: SessionRecords;
   readonly uploads: UploadService;
   readonly tickets: TicketBook;
-  readonly limiter = new FailureLimiter();
-  /** Sockets (and, in time, sessions) register here to be cut off when their token is revoked. */
+  readonly limiter: FailureLimiter;
+  /** Sockets and MCP sessions register here to be cut off when their token is revoked. */
   readonly revocations: RevocationWatch;
-  #sweeper: ReturnType<typeof setInterval>;
   readonly pushDevices: PushDevices;
-  readonly pushKeys: VapidKeys;
   readonly push: PushSender;
+  #sweeper: ReturnType<typeof setInterval>;
+  #listening?: { close(): Promise<void> };
+  /** Other replicas' changes, one ask at a time in the order they committed. */
+  #changes = new Map<string, Promise<void>>();
 
-  constructor(readonly config: Config) {
-    assertStoreSupported(config);
-    this.db = openDb(config.dataDir);
-    this.gate = new Gate(this.db, this.clock);
-    this.uploads = new UploadService(this.db, this.clock, config);
-    const asks = new AskStore(this.db);
-    this.waiting = new Waiting(asks, this.bus, this.clock, new WaitingCalls(this.db), new Tasks(this.db), { maxPerToken: config.maxWaitingPerToken });
-    this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
-    this.sessions = new McpSessions(this.db);
-    this.tickets = new TicketBook({ ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
-    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
-    this.revocations.watch({ held: () => this.tickets.holders(), revoked: (ids) => this.tickets.void(ids) });
-    this.#sweeper = setInterval(() => this.sweep(), Math.max(config.sweepEveryMs, 50));
-    this.#sweeper.unref?.();
-    this.pushDevices = new PushDevices(this.db, this.clock);
-    this.pushKeys = vapidKeys(this.db, this.clock);
-    this.push = new PushSender(this.db, this.clock, config, this.pushDevices, this.pushKeys);
-    this.push.listen(this.bus);
-  }
-
-  /** Forgets what expired unused: event tickets and upload tickets. */
-  sweep(): void {
-    this.tickets.sweep();
-    this.uploads.sweepExpired();
-  }
-
-  /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
-  authenticate(authorization: string | null, address: string): Caller {
+  /** Opens the store the configuration names, brings it up to date, and starts listening to the other replicas. */
+  static async open(config: Config): Promise<Relay> {
+    const store = await openStore(config);
     try {
-      return this.gate.authenticate(authorization);
+      const relay = new Relay(config, store, await vapidKeys(store.push, new Clock()));
+      relay.#listening = await store.listen(
+        (change) => relay.#onChange(change),
+        () => relay.waiting.wakeAll(),
+      );
+      return relay;
     } catch (e) {
-      if (e instanceof LoopbackProblem && e.code === "auth.invalid" && this.limiter.refused(address) === "limited") throw problem("auth.rate_limited");
+      await store.close();
       throw e;
     }
   }
 
-  close(): void {
+  private constructor(
+    readonly config: Config,
+    readonly store: Store,
+    readonly pushKeys: VapidKeys,
+  ) {
+    this.gate = new Gate(store, this.clock);
+    this.limiter = new FailureLimiter(store.failures);
+    this.uploads = new UploadService(store.uploads, this.clock, config);
+    this.waiting = new Waiting(store.asks, this.bus, this.clock, store.calls, store.tasks, { maxPerToken: config.maxWaitingPerToken });
+    this.asks = new AskService(store.asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
+    this.sessions = store.sessions;
+    this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
+    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
+    this.#sweeper = setInterval(() => void this.sweep().catch((e) => console.warn("sweep failed:", e)), Math.max(config.sweepEveryMs, 50));
+    this.#sweeper.unref?.();
+    this.pushDevices = new PushDevices(store.push, this.clock);
+    this.push = new PushSender(config, this.pushDevices, pushKeys);
+    this.push.listen(this.bus);
+  }
+
+  /**
+   * An ask changed on another replica: whoever follows it here looks for a reply, and this replica's
+   * inboxes get the ask as it now is. Changes of one ask are read one after another, so its frames
+   * go out in the order it changed.
+   */
+  #onChange(change: AskChange): void {
+    const previous = this.#changes.get(change.askId) ?? Promise.resolve();
+    const next = previous
+      .then(async () => {
+        this.waiting.wake(change.askId);
+        const stored = await this.store.asks.get(change.askId);
+        if (stored) this.bus.publish(stored.spaceId, change.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(stored.ask));
+      })
+      .catch((e) => console.warn("could not read a change from another replica", change, e))
+      .finally(() => {
+        if (this.#changes.get(change.askId) === next) this.#changes.delete(change.askId);
+      });
+    this.#changes.set(change.askId, next);
+  }
+
+  /** Forgets what expired unused: event tickets, upload tickets, refused-token counts. */
+  async sweep(): Promise<void> {
+    await this.tickets.sweep();
+    await this.uploads.sweepExpired();
+    await this.limiter.sweep();
+  }
+
+  /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
+  async authenticate(authorization: string | null, address: string): Promise<Caller> {
+    try {
+      return await this.gate.authenticate(authorization);
+    } catch (e) {
+      if (e instanceof LoopbackProblem && e.code === "auth.invalid" && (await this.limiter.refused(address)) === "limited") throw problem("auth.rate_limited");
+      throw e;
+    }
+  }
+
+  async close(): Promise<void> {
     clearInterval(this.#sweeper);
     this.revocations.stop();
-    this.db.$client.close();
+    await this.#listening?.close().catch(() => {});
+    await Promise.allSettled([...this.#changes.values()]);
+    await this.store.close();
   }
 }

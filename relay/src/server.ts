@@ -17,9 +17,9 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean } = {}): Running {
+export async function startServer(config: Config, opts: { publicUrlFromEnv?: boolean } = {}): Promise<Running> {
   const addressFrom = clientAddress(config.trustedProxies);
-  const relay = new Relay(config);
+  const relay = await Relay.open(config);
   const addresses = new WeakMap<Request, string>();
   const addressOf = (r: Request) => addresses.get(r) ?? "unknown";
   const api = apiRoutes(relay, addressOf);
@@ -34,29 +34,35 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
     return api.handle(request);
   };
 
-  const server: Server<SocketData> = Bun.serve<SocketData>({
-    hostname: config.host,
-    port: config.port,
-    // A wait for a person can last minutes: MCP streams and the socket must not be cut by an idle timer.
-    idleTimeout: 0,
-    maxRequestBodySize: 64 * 1024 * 1024,
-    websocket,
-    async fetch(request, srv) {
-      const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
-      addresses.set(request, address);
-      const { pathname } = new URL(request.url);
-      // For load balancers and the benchmark's HTTP floor: answers without touching storage.
-      if (pathname === "/healthz") return new Response(null, { status: 204, headers });
-      if (pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
-      // Every answer names the code behind it, MCP's and redirects included.
-      const response = await route(request, pathname, address);
-      for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
-      return response;
-    },
-    error(error) {
-      return problemResponse(error, headers);
-    },
-  });
+  let server: Server<SocketData>;
+  try {
+    server = Bun.serve<SocketData>({
+      hostname: config.host,
+      port: config.port,
+      // A wait for a person can last minutes: MCP streams and the socket must not be cut by an idle timer.
+      idleTimeout: 0,
+      maxRequestBodySize: 64 * 1024 * 1024,
+      websocket,
+      async fetch(request, srv) {
+        const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
+        addresses.set(request, address);
+        const { pathname } = new URL(request.url);
+        // For load balancers and the benchmark's HTTP floor: answers without touching storage.
+        if (pathname === "/healthz") return new Response(null, { status: 204, headers });
+        if (pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
+        // Every answer names the code behind it, MCP's and redirects included.
+        const response = await route(request, pathname, address);
+        for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
+        return response;
+      },
+      error(error) {
+        return problemResponse(error, headers);
+      },
+    });
+  } catch (e) {
+    await relay.close();
+    throw e;
+  }
   const url = `http://${config.host.includes(":") ? `[${config.host}]` : config.host}:${server.port}`;
   if (!opts.publicUrlFromEnv) config.publicUrl = url;
 
@@ -68,7 +74,7 @@ export function startServer(config: Config, opts: { publicUrlFromEnv?: boolean }
       await mcp.close();
       await relay.push.settle();
       server.stop(true);
-      relay.close();
+      await relay.close();
     },
   };
 }

@@ -8,18 +8,18 @@ import { McpTaskStore } from "../../relay/src/mcp/task-store.ts";
 import { Relay } from "../../relay/src/relay.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-tasks-"));
-const relay = new Relay(configFromEnv({ LOOPBACK_DATA: dataDir }));
-afterAll(() => {
-  relay.close();
+const relay = await Relay.open(configFromEnv({ LOOPBACK_DATA: dataDir }));
+afterAll(async () => {
+  await relay.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 test("listing tasks forgets those past their time to live and keeps the rest", async () => {
-  const { caller } = relay.gate.createToken({ person: "ada" });
+  const { caller } = await relay.gate.createToken({ person: "ada" });
   const store = new McpTaskStore(relay.waiting, relay.clock, caller);
   const refused = { content: [{ type: "text", text: "input.invalid" }], isError: true };
-  const brief = store.open(undefined, "ask_question", 0, { ttl: 1 }, refused);
-  const lasting = store.open(undefined, "ask_question", 0, { ttl: 600_000 }, refused);
+  const brief = await store.open(undefined, "ask_question", 0, { ttl: 1 }, refused);
+  const lasting = await store.open(undefined, "ask_question", 0, { ttl: 600_000 }, refused);
   await Bun.sleep(20);
   const ids = (await store.listTasks()).tasks.map((t) => t.taskId);
   expect(ids).toContain(lasting.taskId);

@@ -9,24 +9,26 @@ import { configFromEnv } from "../../relay/src/config.ts";
 import { Relay } from "../../relay/src/relay.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-waiting-"));
-const relay = new Relay(configFromEnv({ LOOPBACK_DATA: dataDir }));
-afterAll(() => {
-  relay.close();
+const relay = await Relay.open(configFromEnv({ LOOPBACK_DATA: dataDir }));
+afterAll(async () => {
+  await relay.close();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 test("a wait cancelled in the same turn as the reply takes nothing; the next wait gets the reply", async () => {
-  const agent = relay.gate.createToken({ person: "ada", agent: true }).caller;
-  const person = relay.gate.createToken({ person: "ada" }).caller;
-  const { askId } = relay.asks.open(agent, { kind: "question", input: { question: "Go?", project: "p" } });
+  const agent = (await relay.gate.createToken({ person: "ada", agent: true })).caller;
+  const person = (await relay.gate.createToken({ person: "ada" })).caller;
+  const { askId } = await relay.asks.open(agent, { kind: "question", input: { question: "Go?", project: "p" } });
   const cancel = new AbortController();
   const cut = relay.waiting.follow(agent, askId, { from: 0, budgetMs: 0, signal: cancel.signal });
+  await Bun.sleep(5);
   // The reply and the cancel land together, before the wait runs again.
-  relay.asks.reply(person, askId, { outcome: "answered", selected: [], text: "Yes." });
+  const replied = relay.asks.reply(person, askId, { outcome: "answered", selected: [], text: "Yes." });
   cancel.abort(new Error("cancelled"));
+  await replied;
   await expect(cut).rejects.toThrow("cancelled");
 
-  const from = relay.waiting.from(agent, askId, false);
+  const from = await relay.waiting.from(agent, askId, false);
   expect(from).toBe(0);
   expect(await relay.waiting.follow(agent, askId, { from, budgetMs: 0 })).toEqual({ askId, reply: { outcome: "answered", selected: [], text: "Yes." } });
 });

@@ -3,7 +3,10 @@ import WebSocket from "ws";
 import { REVISION } from "@loopback/shared/generated/revision";
 import type { AskEvent, ServerEvent } from "@loopback/shared/generated/types";
 import { TicketBook, TICKET_TTL_MS } from "../../relay/src/events/tickets.ts";
-import type { Caller } from "../../relay/src/auth/gate.ts";
+import { openSqliteStore } from "../../relay/src/storage/sqlite-store.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { structured } from "../support/agent.ts";
 import { assertShape } from "../support/contract.ts";
 import { EventSocket } from "../support/person.ts";
@@ -72,22 +75,26 @@ test("a ticket opens the socket once", async () => {
   socket.close();
 });
 
-test("a ticket is refused once a minute has passed since it was issued", () => {
-  const caller: Caller = { spaceId: "spc_1", spaceName: "default", person: { id: "psn_1", name: "ada" }, tokenKind: "person", tokenHash: "0", tokenId: "tok_1" };
-  const book = new TicketBook();
+test("a ticket is refused once a minute has passed since it was issued", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "loopback-tickets-"));
+  const store = openSqliteStore(dir);
+  const { caller } = await store.tokens.create({ space: "default", person: "ada", kind: "person", tokenId: "tok_1", hash: "0", at: new Date().toISOString() });
+  const book = new TicketBook(store.tickets);
   const start = Date.now();
   try {
     setSystemTime(start);
-    const older = book.issue(caller, "2");
+    const older = await book.issue(caller, "2");
     expect(Date.parse(older.expiresAt)).toBe(start + TICKET_TTL_MS);
     setSystemTime(start + 1000);
-    const newer = book.issue(caller, "2");
+    const newer = await book.issue(caller, "2");
     setSystemTime(start + TICKET_TTL_MS + 1);
-    expect(book.redeem(older.ticket)).toBeUndefined();
-    expect(book.redeem(newer.ticket)).toEqual({ caller, revision: "2" });
-    expect(book.redeem(newer.ticket)).toBeUndefined();
+    expect(await book.redeem(older.ticket)).toBeUndefined();
+    expect(await book.redeem(newer.ticket)).toEqual({ caller, revision: "2" });
+    expect(await book.redeem(newer.ticket)).toBeUndefined();
   } finally {
     setSystemTime();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

@@ -322,22 +322,22 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
   });
 
   describe("event tickets and refused tokens", () => {
-    test("an event ticket issued on one replica is redeemed once, on another; an expired one, or a revoked token's, not at all", async () => {
+    test("an event ticket issued on one replica is redeemed once, on another, with the revision it was asked in; an expired one, or a revoked token's, not at all", async () => {
       const fresh = await kind.fresh();
       const other = await fresh.another();
       const caller = await aPerson(fresh.store);
-      await fresh.store.tickets.issue("tkt_1", caller.tokenId, at(60));
-      await fresh.store.tickets.issue("tkt_2", caller.tokenId, at(10));
+      await fresh.store.tickets.issue("tkt_1", caller.tokenId, "3", at(60));
+      await fresh.store.tickets.issue("tkt_2", caller.tokenId, "2", at(10));
       expect(await other.tickets.heldBy(caller.tokenId, at(5))).toBe(2);
       expect(await other.tickets.heldBy(caller.tokenId, at(10))).toBe(1);
       const redeemed = await Promise.all([other.tickets.redeem("tkt_1", at(5)), fresh.store.tickets.redeem("tkt_1", at(5))]);
-      expect(redeemed.filter(Boolean)).toEqual([caller]);
+      expect(redeemed.filter(Boolean)).toEqual([{ caller, revision: "3" }]);
       expect(await other.tickets.redeem("tkt_2", at(11))).toBeUndefined();
-      await fresh.store.tickets.issue("tkt_3", caller.tokenId, at(60));
+      await fresh.store.tickets.issue("tkt_3", caller.tokenId, "2", at(60));
       await fresh.store.tokens.revoke(caller.tokenId, at(12));
       expect(await other.tickets.redeem("tkt_3", at(13))).toBeUndefined();
-      await fresh.store.tickets.issue("tkt_4", caller.tokenId, at(10));
-      await fresh.store.tickets.issue("tkt_5", caller.tokenId, at(60));
+      await fresh.store.tickets.issue("tkt_4", caller.tokenId, "2", at(10));
+      await fresh.store.tickets.issue("tkt_5", caller.tokenId, "2", at(60));
       await other.tickets.sweep(at(20));
       expect(await fresh.store.tickets.heldBy(caller.tokenId, at(0))).toBe(1);
       await other.tickets.voidFor([caller.tokenId]);

@@ -29,7 +29,7 @@ import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
-import type { AskStore, StoredAsk } from "../storage/ask-store.ts";
+import type { AskRecords, VersionedAsk } from "../storage/store.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
 
@@ -76,7 +76,7 @@ export interface Opened {
 
 export class AskService {
   constructor(
-    private store: AskStore,
+    private store: AskRecords,
     private uploads: UploadService,
     private bus: AskEventBus,
     private clock: Clock,
@@ -91,27 +91,25 @@ export class AskService {
     return this.waiting.withWaiting(ask);
   }
 
-  private load(caller: Caller, askId: string): StoredAsk {
-    const stored = this.store.get(askId);
+  private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
+    const stored = await this.store.get(askId);
     // Another space's ask is as absent as one that never existed.
     if (!stored || stored.spaceId !== caller.spaceId) throw problem("ask.not_found");
     return stored;
   }
 
-  get(caller: Caller, askId: string): Ask {
-    return this.withWaiting(this.load(caller, askId).ask);
+  async get(caller: Caller, askId: string): Promise<Ask> {
+    return this.withWaiting((await this.load(caller, askId)).ask);
   }
 
-  snapshot(caller: Caller): Snapshot {
-    return {
-      open: this.store.listOpen(caller.spaceId).map((a) => this.withWaiting(a)),
-      recent: this.store.listClosed(caller.spaceId, RECENT_CLOSED).map((a) => this.withWaiting(a)),
-    };
+  async snapshot(caller: Caller): Promise<Snapshot> {
+    const [open, recent] = await Promise.all([this.store.listOpen(caller.spaceId), this.store.listClosed(caller.spaceId, RECENT_CLOSED)]);
+    return { open: open.map((a) => this.withWaiting(a)), recent: recent.map((a) => this.withWaiting(a)) };
   }
 
-  history(caller: Caller, limit = DEFAULT_PAGE, before?: string): AskPage {
+  async history(caller: Caller, limit = DEFAULT_PAGE, before?: string): Promise<AskPage> {
     // One more than asked tells whether there is a next page without a count query.
-    const rows = this.store.listClosed(caller.spaceId, limit + 1, before);
+    const rows = await this.store.listClosed(caller.spaceId, limit + 1, before);
     const items = rows.slice(0, limit);
     const page: AskPage = { items };
     if (rows.length > limit) page.nextBefore = items.at(-1)!.closedAt;
@@ -124,7 +122,7 @@ export class AskService {
    * Opens an ask for a blocking call, which follows it at once: so it is announced as waiting in its
    * first frame.
    */
-  open(caller: Caller, what: OpenInput, client?: string): Opened {
+  async open(caller: Caller, what: OpenInput, client?: string): Promise<Opened> {
     const input = parseShape(INPUT_SCHEMAS[what.kind], what.input, "input.invalid");
     assertOk(checkOpen(what.kind, input as any));
     const blocks =
@@ -133,16 +131,16 @@ export class AskService {
         : what.kind === "briefing"
           ? (input as BriefingInput).sections.flatMap((s) => s.points.flatMap((p) => p.content ?? []))
           : [];
-    this.assertImagesExist(caller, blocks);
+    await this.assertImagesExist(caller, blocks);
     if (what.kind === "review" && (input as ReviewInput).revises) {
-      const revised = this.store.get((input as ReviewInput).revises!);
+      const revised = await this.store.get((input as ReviewInput).revises!);
       if (!revised || revised.spaceId !== caller.spaceId || revised.ask.kind !== "review") throw problem("ask.revises_unknown");
     }
     // An agent whose call was cut off (a crash, a client timeout) asks again with the same input: it
     // picks up the same ask, and any reply given meanwhile, instead of putting the question twice.
     const fingerprint = hashSecret(`${caller.person.id}\n${what.kind}\n${JSON.stringify(input)}`);
     const reclaimSince = new Date(Date.now() - this.reclaimMs).toISOString();
-    const resumable = this.store.findResumable(caller.spaceId, fingerprint, reclaimSince);
+    const resumable = await this.store.findResumable(caller.spaceId, fingerprint, reclaimSince);
     if (resumable) return { askId: resumable.stored.ask.id, opened: false, reclaimed: resumable.reclaimed };
     const ask = openAsk(what.kind, input as any, {
       id: newId("ask"),
@@ -150,47 +148,52 @@ export class AskService {
       client,
       raisedBy: caller.person,
     });
-    this.store.insert(caller.spaceId, ask, fingerprint);
+    await this.store.insert(caller.spaceId, ask, fingerprint);
     this.bus.publish(caller.spaceId, "ask.opened", { ...ask, waiting: true });
     return { askId: ask.id, opened: true, reclaimed: false };
   }
 
-  answerBriefing(caller: Caller, raw: BriefingAnswerInput): Ask {
+  async answerBriefing(caller: Caller, raw: BriefingAnswerInput): Promise<Ask> {
     const input = parseShape(schemas.BriefingAnswerInput, raw, "input.invalid");
-    const stored = this.load(caller, input.askId);
+    const stored = await this.load(caller, input.askId);
     assertOk(checkBriefingAnswer(stored.ask, input));
-    this.assertImagesExist(caller, input.answers.flatMap((a) => [...(a.content ?? []), ...(a.points ?? []).flatMap((p) => p.content ?? [])]));
-    return this.commit(caller, stored.ask, applyBriefingAnswer(stored.ask, input, this.clock.now()));
+    await this.assertImagesExist(caller, input.answers.flatMap((a) => [...(a.content ?? []), ...(a.points ?? []).flatMap((p) => p.content ?? [])]));
+    return this.commit(caller, stored, applyBriefingAnswer(stored.ask, input, this.clock.now()));
   }
 
-  answerFollowUp(caller: Caller, raw: FollowUpInput): Ask {
+  async answerFollowUp(caller: Caller, raw: FollowUpInput): Promise<Ask> {
     const input = parseShape(schemas.FollowUpInput, raw, "input.invalid");
-    const stored = this.load(caller, input.askId);
+    const stored = await this.load(caller, input.askId);
     assertOk(checkFollowUpAnswer(stored.ask, input));
-    this.assertImagesExist(caller, input.content);
-    return this.commit(caller, stored.ask, applyFollowUpAnswer(stored.ask, input, this.clock.now()));
+    await this.assertImagesExist(caller, input.content);
+    return this.commit(caller, stored, applyFollowUpAnswer(stored.ask, input, this.clock.now()));
   }
 
-  private assertImagesExist(caller: Caller, blocks: Block[] | undefined): void {
-    const missing = this.uploads.missing(caller.spaceId, imageIds(blocks));
+  private async assertImagesExist(caller: Caller, blocks: Block[] | undefined): Promise<void> {
+    const ids = imageIds(blocks);
+    if (!ids.length) return;
+    const missing = await this.uploads.missing(caller.spaceId, ids);
     if (missing.length) throw problem("image.unknown_upload", `Unknown: ${missing.join(", ")}.`);
   }
 
   // --- the person's side --------------------------------------------------------------------------
 
-  reply(caller: Caller, askId: string, raw: unknown): Ask {
+  async reply(caller: Caller, askId: string, raw: unknown): Promise<Ask> {
     if (caller.tokenKind !== "person") throw problem("auth.person_required");
     const reply = parseShape(schemas.Reply, raw, "body.invalid");
     assertOk(checkSize(reply));
-    const stored = this.load(caller, askId);
+    const stored = await this.load(caller, askId);
     assertOk(checkReply(stored.ask, reply));
-    return this.commit(caller, stored.ask, applyReply(stored.ask, reply, caller.person, this.clock.now()));
+    return this.commit(caller, stored, applyReply(stored.ask, reply, caller.person, this.clock.now()));
   }
 
-  /** Stores a change decided on `before`, tells the space, wakes whoever follows the ask. */
-  private commit(caller: Caller, before: Ask, after: Ask): Ask {
-    // A concurrent write to the same ask wins the race; this one is refused as not its turn.
-    if (!this.store.append(before, after)) throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
+  /**
+   * Stores a change decided on `before`'s version, tells the space, wakes whoever follows the ask. A
+   * write to the same ask that committed first, on this relay or another, wins: this one is refused
+   * as not its turn, and nothing of it is stored.
+   */
+  private async commit(caller: Caller, before: VersionedAsk, after: Ask): Promise<Ask> {
+    if ((await this.store.append(before, after)) === "not_your_turn") throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     const shown = this.withWaiting(after);
     this.bus.publish(caller.spaceId, "ask.updated", shown);
     this.waiting.wake(after.id);

@@ -38,6 +38,11 @@ export class Followers {
     for (const f of this.#byAsk.get(askId) ?? []) f.wake();
   }
 
+  /** Every follower looks again: changes may have been missed (the store's listener reconnected). */
+  wakeAll(): void {
+    for (const set of this.#byAsk.values()) for (const f of set) f.wake();
+  }
+
   releaseAll(): void {
     for (const set of this.#byAsk.values()) for (const f of [...set]) f.release();
   }

@@ -7,9 +7,7 @@ import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
-import type { AskStore, StoredAsk } from "../storage/ask-store.ts";
-import type { Tasks } from "../storage/tasks.ts";
-import type { WaitingCalls } from "../storage/waiting-calls.ts";
+import type { AskRecords, CallRecords, TaskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
 
 export interface FollowOptions {
@@ -38,11 +36,11 @@ export class Waiting {
   #stopping = false;
 
   constructor(
-    private store: AskStore,
+    private store: AskRecords,
     private bus: AskEventBus,
     private clock: Clock,
-    readonly calls: WaitingCalls,
-    readonly tasks: Tasks,
+    readonly calls: CallRecords,
+    readonly tasks: TaskRecords,
     private limits: WaitingLimits,
   ) {}
 
@@ -54,8 +52,8 @@ export class Waiting {
     return { ...ask, waiting: this.followers.isFollowed(ask.id) };
   }
 
-  private load(caller: Caller, askId: string): StoredAsk {
-    const stored = this.store.get(askId);
+  private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
+    const stored = await this.store.get(askId);
     if (!stored || stored.spaceId !== caller.spaceId) throw problem("ask.not_found");
     return stored;
   }
@@ -65,8 +63,8 @@ export class Waiting {
    * earlier calls. With `resume`, an ask that is no longer the person's move counts one fewer, so its
    * latest reply is handed over again: the agent evidently lost the result that carried it.
    */
-  from(caller: Caller, askId: string, resume: boolean): number {
-    const stored = this.load(caller, askId);
+  async from(caller: Caller, askId: string, resume: boolean): Promise<number> {
+    const stored = await this.load(caller, askId);
     const replies = replyCount(stored.ask);
     if (resume && stored.ask.status !== "awaiting_human" && replies > 0) return Math.min(stored.delivered, replies - 1);
     return stored.delivered;
@@ -77,7 +75,7 @@ export class Waiting {
    * budget runs out first; the reply then waits, stored, for the next follow.
    */
   async follow(caller: Caller, askId: string, opts: FollowOptions): Promise<ToolReply> {
-    this.load(caller, askId);
+    await this.load(caller, askId);
     this.assertRoom(caller);
     this.#perToken.set(caller.tokenHash, (this.#perToken.get(caller.tokenHash) ?? 0) + 1);
     const started = Date.now();
@@ -105,7 +103,8 @@ export class Waiting {
         // Aborted first: a reply taken for a call whose result will be thrown away would count as
         // handed over while nobody read it.
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
-        const reply = this.take(askId, opts.from);
+        const reply = await this.take(askId, opts.from, opts.signal);
+        if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
         if (reply) return { askId, reply };
         const waited = Date.now() - started;
         if (stopping || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return pending(askId, waited, stopping);
@@ -133,13 +132,15 @@ export class Waiting {
    * Every follower waiting at the time gets it: two calls on one ask (two agents asking the same, or
    * a call and its retry) both hear the answer, and neither is cut short for the other.
    */
-  private take(askId: string, from: number): Reply | undefined {
-    const stored = this.store.get(askId);
-    if (!stored) return undefined;
+  private async take(askId: string, from: number, signal?: AbortSignal): Promise<Reply | undefined> {
+    const stored = await this.store.get(askId);
+    // Cancelled while the ask was read: nothing is recorded as handed over.
+    if (!stored || signal?.aborted) return undefined;
     const replies = replyCount(stored.ask);
     if (replies <= from) return undefined;
     // Hand over the newest: an older one was overtaken (a briefing dismissed on the agent's turn).
-    if (replies > stored.delivered) this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
+    // Lost to another follower's claim, it is still this follower's to return (see above).
+    if (replies > stored.delivered) await this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
     return latestReply(stored.ask)!.reply;
   }
 
@@ -147,9 +148,9 @@ export class Waiting {
    * A look for the reply without waiting, for an agent that follows an ask by polling (an MCP task).
    * Each poll keeps the ask `waiting` for `leaseMs`; an agent that stops polling stops waiting.
    */
-  poll(caller: Caller, askId: string, opts: { from: number; leaseMs: number; opened?: boolean }): ToolReply | undefined {
-    this.load(caller, askId);
-    const reply = this.take(askId, opts.from);
+  async poll(caller: Caller, askId: string, opts: { from: number; leaseMs: number; opened?: boolean }): Promise<ToolReply | undefined> {
+    await this.load(caller, askId);
+    const reply = await this.take(askId, opts.from);
     if (reply) {
       this.endLease(askId);
       return { askId, reply };
@@ -184,6 +185,11 @@ export class Waiting {
     this.followers.wake(askId);
   }
 
+  /** Every follower looks for its reply: changes from other replicas may have been missed. */
+  wakeAll(): void {
+    this.followers.wakeAll();
+  }
+
   /**
    * Ends every wait with `pending`, and any that starts from now on, for a relay about to stop: an
    * agent told to come back is better off than one left on a call that will never answer.
@@ -195,8 +201,12 @@ export class Waiting {
   }
 
   private announce(askId: string): void {
-    const stored = this.store.get(askId);
-    if (stored) this.bus.publish(stored.spaceId, "ask.updated", this.withWaiting(stored.ask));
+    void this.store
+      .get(askId)
+      .then((stored) => {
+        if (stored) this.bus.publish(stored.spaceId, "ask.updated", this.withWaiting(stored.ask));
+      })
+      .catch((e) => console.warn("could not announce who waits on", askId, e));
   }
 
   /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */

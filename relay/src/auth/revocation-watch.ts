@@ -1,25 +1,26 @@
 // Revocation reaches what a token already holds open. A token is revoked by the CLI, another process
-// writing the same database (or, later, another replica), so this process cannot be told: every
-// `everyMs` it asks the store which of the tokens its holders hold are revoked, and tells those
-// holders. The query names only tokens held here, so its cost follows open connections, not tokens.
+// writing the same database or another replica, so this process cannot be told: every `everyMs` it
+// asks the store which of the tokens its holders hold are revoked, and tells those holders. The query
+// names only tokens held here, so its cost follows open connections, not tokens.
 import type { Gate } from "./gate.ts";
 
 export interface TokenHolder {
   /** Token ids this holder has something open for. */
   held(): Iterable<string>;
   /** These tokens were revoked: close or forget what they hold. */
-  revoked(tokenIds: Set<string>): void;
+  revoked(tokenIds: Set<string>): void | Promise<void>;
 }
 
 export class RevocationWatch {
   #holders = new Set<TokenHolder>();
   #timer: ReturnType<typeof setInterval>;
+  #checking: Promise<void> | null = null;
 
   constructor(
     private gate: Gate,
     everyMs: number,
   ) {
-    this.#timer = setInterval(() => this.check(), Math.max(everyMs, 50));
+    this.#timer = setInterval(() => void this.check().catch((e) => console.warn("revocation check failed:", e)), Math.max(everyMs, 50));
     this.#timer.unref?.();
   }
 
@@ -28,13 +29,19 @@ export class RevocationWatch {
     return () => this.#holders.delete(holder);
   }
 
-  check(): void {
+  /** One check at a time: a slow store must not pile checks up behind each other. */
+  check(): Promise<void> {
+    this.#checking ??= this.#check().finally(() => (this.#checking = null));
+    return this.#checking;
+  }
+
+  async #check(): Promise<void> {
     const held = new Set<string>();
     for (const h of this.#holders) for (const id of h.held()) held.add(id);
     if (!held.size) return;
-    const revoked = new Set(this.gate.revokedAmong([...held]));
+    const revoked = new Set(await this.gate.revokedAmong([...held]));
     if (!revoked.size) return;
-    for (const h of this.#holders) h.revoked(revoked);
+    for (const h of this.#holders) await h.revoked(revoked);
   }
 
   stop(): void {

@@ -2,7 +2,7 @@
 // Fan-out uses Bun's native topics, one per space, so a change is serialized once however many
 // inboxes are open, and a consumer too slow to keep up is closed rather than buffered for.
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
-import type { SnapshotEvent } from "@loopback/shared/generated/types";
+import type { AskEvent, SnapshotEvent } from "@loopback/shared/generated/types";
 import { REVISIONS } from "@loopback/shared/generated/revision";
 import { problem } from "@loopback/shared/problems";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
@@ -30,7 +30,7 @@ export interface SocketData {
 const topic = (spaceId: string, revision: string) => `space:${spaceId}:r${revision}`;
 
 /** Authenticates an upgrade request, or answers it with a refusal before any upgrade happens. */
-export function upgradeEvents(relay: Relay, request: Request, server: Server<SocketData>, address: string, headers: Record<string, string>): Response | undefined {
+export async function upgradeEvents(relay: Relay, request: Request, server: Server<SocketData>, address: string, headers: Record<string, string>): Promise<Response | undefined> {
   try {
     const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((s) => s.trim());
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") throw problem("route.not_found", "This address takes WebSocket upgrades.");
@@ -40,12 +40,12 @@ export function upgradeEvents(relay: Relay, request: Request, server: Server<Soc
     let caller: Caller;
     let revision: string;
     if (ticket) {
-      const redeemed = relay.tickets.redeem(ticket.slice(TICKET_SUBPROTOCOL_PREFIX.length));
-      // Revoked by another process since it was issued: the store knows before the watch does.
-      if (!redeemed || relay.gate.revokedAmong([redeemed.caller.tokenId]).length) throw problem("ticket.invalid");
+      // Refused once its token is revoked, by whichever process: the store reads the token with it.
+      const redeemed = await relay.tickets.redeem(ticket.slice(TICKET_SUBPROTOCOL_PREFIX.length));
+      if (!redeemed) throw problem("ticket.invalid");
       ({ caller, revision } = redeemed);
     } else {
-      caller = relay.authenticate(request.headers.get("authorization"), address);
+      caller = await relay.authenticate(request.headers.get("authorization"), address);
       revision = clientRevision(request);
     }
     const ok = server.upgrade(request, {
@@ -88,10 +88,29 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     open(ws: ServerWebSocket<SocketData>) {
       const id = ws.data.caller.tokenId;
       byToken.set(id, (byToken.get(id) ?? new Set()).add(ws));
-      // Subscribing and sending the snapshot in one turn means no change can fall between them.
-      ws.subscribe(topic(ws.data.caller.spaceId, ws.data.revision));
-      const first: SnapshotEvent = { type: "snapshot", snapshot: relay.asks.snapshot(ws.data.caller) };
-      ws.send(JSON.stringify(downgradeEvent(first, ws.data.revision)));
+      // The snapshot is read from the store while changes go on: every change published meanwhile is
+      // sent after it (an inbox keeps the newer copy of an ask), and the socket joins its topic in
+      // the same turn as the last of them, so no change falls between the snapshot and the stream.
+      const { caller, revision } = ws.data;
+      const meanwhile: AskEvent[] = [];
+      const stopCapture = relay.bus.listen((spaceId, event) => {
+        if (spaceId === caller.spaceId) meanwhile.push(event);
+      });
+      relay.asks.snapshot(caller).then(
+        (snapshot) => {
+          stopCapture();
+          if (ws.readyState !== WebSocket.OPEN) return;
+          const first: SnapshotEvent = { type: "snapshot", snapshot };
+          ws.send(JSON.stringify(downgradeEvent(first, revision)));
+          for (const event of meanwhile) ws.send(JSON.stringify(downgradeEvent(event, revision)));
+          ws.subscribe(topic(caller.spaceId, revision));
+        },
+        (e) => {
+          stopCapture();
+          console.warn("event socket: could not read the snapshot", e);
+          ws.close(1011, "could not read the inbox");
+        },
+      );
     },
     close(ws) {
       const id = ws.data.caller.tokenId;

@@ -80,44 +80,44 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
   const PREFIX = "/api/v1";
 
   const routes: Route[] = [
-    route("GET", "/whoami", ({ request }) => {
-      const c = caller(request);
+    route("GET", "/whoami", async ({ request }) => {
+      const c = await caller(request);
       return { space: c.spaceName, actor: c.person };
     }),
-    route("POST", "/events/tickets", ({ request }) => created(relay.tickets.issue(caller(request), clientRevision(request)))),
-    route("GET", "/snapshot", ({ request }) => downgradeSnapshot(relay.asks.snapshot(caller(request)), clientRevision(request))),
-    route("GET", "/asks", ({ request, query }) => {
-      const c = caller(request);
+    route("POST", "/events/tickets", async ({ request }) => created(await relay.tickets.issue(await caller(request), clientRevision(request)))),
+    route("GET", "/snapshot", async ({ request }) => downgradeSnapshot(await relay.asks.snapshot(await caller(request)), clientRevision(request))),
+    route("GET", "/asks", async ({ request, query }) => {
+      const c = await caller(request);
       const limit = query.has("limit") ? v.safeParse(Limit, query.get("limit")) : undefined;
       const before = query.has("before") ? v.safeParse(Before, query.get("before")) : undefined;
       if (limit && !limit.success) throw problem("query.invalid", "`limit` must be a whole number from 1 to 100.");
       if (before && !before.success) throw problem("query.invalid", "`before` must be a date-time such as 2026-01-31T12:00:00.000Z.");
-      return downgradePage(relay.asks.history(c, limit?.output, before?.output), clientRevision(request));
+      return downgradePage(await relay.asks.history(c, limit?.output, before?.output), clientRevision(request));
     }),
-    route("GET", "/asks/:id", ({ request, params }) => downgradeAsk(relay.asks.get(caller(request), params.id), clientRevision(request))),
+    route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await caller(request), params.id), clientRevision(request))),
     route("POST", "/asks/:id/reply", async ({ request, params }) => {
-      const c = caller(request);
-      return downgradeAsk(relay.asks.reply(c, params.id, await readJson(request)), clientRevision(request));
+      const c = await caller(request);
+      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request)), clientRevision(request));
     }),
-    route("GET", "/push/key", ({ request }) => {
-      caller(request);
+    route("GET", "/push/key", async ({ request }) => {
+      await caller(request);
       return { publicKey: relay.pushKeys.publicKey };
     }),
-    route("GET", "/push/devices", ({ request }) => ({ items: relay.pushDevices.list(caller(request)) })),
+    route("GET", "/push/devices", async ({ request }) => ({ items: await relay.pushDevices.list(await caller(request)) })),
     route("POST", "/push/devices", async ({ request }) => {
-      const c = caller(request);
-      return created(relay.pushDevices.add(c, await readJson(request)));
+      const c = await caller(request);
+      return created(await relay.pushDevices.add(c, await readJson(request)));
     }),
     route("PUT", "/push/devices/:id/loudness", async ({ request, params }) => {
-      const c = caller(request);
+      const c = await caller(request);
       return relay.pushDevices.setLoudness(c, params.id, await readJson(request));
     }),
-    route("DELETE", "/push/devices/:id", ({ request, params }) => {
-      relay.pushDevices.remove(caller(request), params.id);
+    route("DELETE", "/push/devices/:id", async ({ request, params }) => {
+      await relay.pushDevices.remove(await caller(request), params.id);
       return NO_CONTENT;
     }),
-    route("GET", "/files/:uploadId", ({ request, params }) => {
-      const file = relay.uploads.read(caller(request), params.uploadId);
+    route("GET", "/files/:uploadId", async ({ request, params }) => {
+      const file = await relay.uploads.read(await caller(request), params.uploadId);
       return new Response(file.bytes as Uint8Array<ArrayBuffer>, {
         headers: {
           ...headers,

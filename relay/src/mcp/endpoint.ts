@@ -14,7 +14,7 @@ import type { RevocationWatch } from "../auth/revocation-watch.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { newId } from "../ids.ts";
 import { readCappedBody } from "../http/read-capped-body.ts";
-import type { McpSessions, SessionRow } from "../storage/mcp-sessions.ts";
+import type { SessionRecords, SessionRow } from "../storage/store.ts";
 import { createMcpServer, progress, type McpServices } from "./session.ts";
 import { toolError, toolResult } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
@@ -33,8 +33,8 @@ const RESUMABLE_PROTOCOL = "2025-11-25";
 
 export interface McpEndpointDeps extends McpServices {
   revocations: RevocationWatch;
-  sessions: McpSessions;
-  authenticate(authorization: string | null, address: string): Caller;
+  sessions: SessionRecords;
+  authenticate(authorization: string | null, address: string): Promise<Caller>;
 }
 
 interface Session {
@@ -68,7 +68,7 @@ export class McpEndpoint {
   #unwatch: () => void;
 
   constructor(private relay: McpEndpointDeps) {
-    this.#sweeper = setInterval(() => this.sweep(), 60_000);
+    this.#sweeper = setInterval(() => void this.sweep().catch((e) => console.warn("MCP session sweep failed:", e)), 60_000);
     this.#sweeper.unref?.();
     this.#unwatch = relay.revocations.watch({
       held: () => new Set([...[...this.#sessions.values()].map((s) => s.tokenId), ...[...this.#resumable].map((r) => r.tokenId)]),
@@ -79,7 +79,7 @@ export class McpEndpoint {
   async handle(request: Request, address: string): Promise<Response> {
     try {
       this.assertTrustedOrigin(request);
-      const caller = this.relay.authenticate(request.headers.get("authorization"), address);
+      const caller = await this.relay.authenticate(request.headers.get("authorization"), address);
       const sessionId = request.headers.get("mcp-session-id");
 
       let body: unknown;
@@ -103,7 +103,7 @@ export class McpEndpoint {
       const messages = Array.isArray(body) ? body : [body];
       const init = messages.find((m) => isInitializeRequest(m));
       if (request.method !== "POST" || !init) return jsonRpcError(400, -32000, "Bad Request: no session; send initialize first.");
-      if (this.relay.sessions.countForToken(caller.tokenHash) >= this.relay.config.maxSessionsPerToken) throw problem("sessions.too_many");
+      if ((await this.relay.sessions.countForToken(caller.tokenHash)) >= this.relay.config.maxSessionsPerToken) throw problem("sessions.too_many");
       const session = await this.open(caller, undefined, init.params);
       return await this.forward(session, request, body);
     } catch (e) {
@@ -115,7 +115,7 @@ export class McpEndpoint {
   private async find(id: string, caller: Caller): Promise<Session | undefined> {
     const live = this.#sessions.get(id);
     if (live) return live.tokenHash === caller.tokenHash ? live : undefined;
-    const row = this.relay.sessions.get(id);
+    const row = await this.relay.sessions.get(id);
     if (!row || row.tokenHash !== caller.tokenHash) return undefined;
     let restoring = this.#restoring.get(id);
     if (!restoring) {
@@ -135,18 +135,19 @@ export class McpEndpoint {
     session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => row?.id ?? crypto.randomUUID(),
       keepAliveMs: SSE_KEEPALIVE_MS,
-      onsessioninitialized: (id) => {
+      // Stored before `initialize` is answered: the client's next request may reach another replica.
+      onsessioninitialized: async (id) => {
         session.id = id;
         this.#sessions.set(id, session);
         if (!row) {
           const at = this.relay.clock.now();
-          this.relay.sessions.insert({ id, tokenHash: caller.tokenHash, initialize: JSON.stringify(initialize), createdAt: at, lastSeenAt: at });
+          await this.relay.sessions.insert({ id, tokenHash: caller.tokenHash, initialize: JSON.stringify(initialize), createdAt: at, lastSeenAt: at });
         }
       },
       // Only an explicit DELETE from the client: a relay that stops keeps its sessions.
-      onsessionclosed: (id) => {
+      onsessionclosed: async (id) => {
         this.#sessions.delete(id);
-        this.relay.sessions.delete(id);
+        await this.relay.sessions.delete(id);
       },
     });
     await session.server.connect(session.transport);
@@ -160,7 +161,7 @@ export class McpEndpoint {
     session.lastSeen = now;
     if (now - session.touched > TOUCH_EVERY_MS) {
       session.touched = now;
-      this.relay.sessions.touch(session.id, this.relay.clock.now());
+      void this.relay.sessions.touch(session.id, this.relay.clock.now()).catch(() => {});
     }
     const ids = requestIds(body);
     const dropped = () => {
@@ -235,9 +236,9 @@ export class McpEndpoint {
    * process, its result sent with the original JSON-RPC request id. A call whose result event the
    * client already has is not answered twice.
    */
-  private resume(session: Session, caller: Caller, request: Request, lastEventId: string): Response {
+  private async resume(session: Session, caller: Caller, request: Request, lastEventId: string): Promise<Response> {
     const m = /^(cal_[0-9a-z]+):(\w+)$/.exec(lastEventId);
-    const record = m ? this.relay.waiting.calls.get(m[1]) : undefined;
+    const record = m ? await this.relay.waiting.calls.get(m[1]) : undefined;
     if (!m || !record || record.sessionId !== session.id) return jsonRpcError(404, -32000, `${problem("call.unknown").message}`);
     if (m[2] === "done") return new Response(null, { status: 204, headers: { "mcp-session-id": session.id } });
     const { waiting, config } = this.relay;
@@ -314,25 +315,25 @@ export class McpEndpoint {
   #publicHost?: string;
 
   /** Idle sessions leave memory; sessions idle past their expiry, and their calls, leave the store. */
-  private sweep(): void {
+  private async sweep(): Promise<void> {
     const now = Date.now();
     for (const [id, s] of this.#sessions) {
       if (s.active === 0 && now - s.lastSeen > SESSION_IN_MEMORY_MS) this.drop(id);
     }
     const before = new Date(now - this.relay.config.sessionIdleMs).toISOString();
-    const expired = this.relay.sessions.deleteIdle(before);
+    const expired = await this.relay.sessions.deleteIdle(before);
     for (const id of expired) this.drop(id);
-    this.relay.waiting.calls.deleteForSessions(expired);
-    this.relay.waiting.calls.deleteBefore(before);
+    await this.relay.waiting.calls.deleteForSessions(expired);
+    await this.relay.waiting.calls.deleteBefore(before);
   }
 
   /** A revoked token's sessions end, with their streams and calls, on this process and in the store. */
-  private endRevoked(tokenIds: Set<string>): void {
+  private async endRevoked(tokenIds: Set<string>): Promise<void> {
     for (const r of [...this.#resumable]) if (tokenIds.has(r.tokenId)) r.handOver();
     for (const [id, s] of this.#sessions) {
       if (!tokenIds.has(s.tokenId)) continue;
-      this.relay.waiting.calls.deleteForSessions(this.relay.sessions.deleteForToken(s.tokenHash));
       this.drop(id);
+      await this.relay.waiting.calls.deleteForSessions(await this.relay.sessions.deleteForToken(s.tokenHash));
     }
   }
 

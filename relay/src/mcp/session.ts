@@ -56,35 +56,35 @@ export function createMcpServer(services: McpServices, caller: Caller, callOf: C
     if (!tool) {
       // An isError result, as the SDK's McpServer gives, so the model reads which tools there are.
       const refused = unknownTool(request.params.name);
-      return asTask ? { task: taskStore.open(undefined, request.params.name, 0, asTask, refused) } : refused;
+      return asTask ? { task: await taskStore.open(undefined, request.params.name, 0, asTask, refused) } : refused;
     }
     const ctx: ToolContext = { asks, uploads: services.uploads, publicUrl: config.publicUrl, caller, client: client() };
     const args = request.params.arguments ?? {};
 
     if (tool.kind === "instant") {
       try {
-        return toolResult(tool.run(ctx, args));
+        return toolResult(await tool.run(ctx, args));
       } catch (e) {
         return toolError(e);
       }
     }
 
-    let started: ReturnType<BlockingTool["start"]>;
+    let started: Awaited<ReturnType<BlockingTool["start"]>>;
     let from: number;
     try {
       if (!asTask) waiting.assertRoom(caller);
-      started = tool.start(ctx, args);
-      from = waiting.from(caller, started.askId, Boolean(tool.resume || started.reclaimed));
+      started = await tool.start(ctx, args);
+      from = await waiting.from(caller, started.askId, Boolean(tool.resume || started.reclaimed));
     } catch (e) {
-      if (asTask) return { task: taskStore.open(undefined, tool.name, 0, asTask, toolError(e)) };
+      if (asTask) return { task: await taskStore.open(undefined, tool.name, 0, asTask, toolError(e)) };
       return toolError(e);
     }
     const { askId, opened = false } = started;
-    if (asTask) return { task: taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
+    if (asTask) return { task: await taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
 
     const progressToken = request.params._meta?.progressToken;
     if (callId && extra.sessionId) {
-      waiting.calls.insert({
+      await waiting.calls.insert({
         id: callId,
         sessionId: extra.sessionId,
         requestId: JSON.stringify(extra.requestId),

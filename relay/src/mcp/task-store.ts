@@ -7,7 +7,7 @@ import type { Waiting } from "../asks/waiting.ts";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
-import type { TaskRow } from "../storage/tasks.ts";
+import type { TaskRow } from "../storage/store.ts";
 import { toolError, toolResult } from "./tool.ts";
 
 export const TASK_POLL_INTERVAL_MS = 500;
@@ -34,7 +34,7 @@ export class McpTaskStore implements TaskStore {
    * Records a task that follows `askId` from turn `from` (or that already failed, with `result`).
    * `opened`: the ask was opened for it and already announced as waiting.
    */
-  open(askId: string | undefined, tool: string, from: number, params: CreateTaskOptions, failed?: Result, opened = false): Task {
+  async open(askId: string | undefined, tool: string, from: number, params: CreateTaskOptions, failed?: Result, opened = false): Promise<Task> {
     const at = this.clock.now();
     const ttl = Math.min(params.ttl ?? TASK_DEFAULT_TTL_MS, TASK_MAX_TTL_MS);
     const row: TaskRow = {
@@ -50,8 +50,8 @@ export class McpTaskStore implements TaskStore {
       createdAt: at,
       updatedAt: at,
     };
-    this.waiting.tasks.insert(row);
-    if (askId && !failed) this.advance(row, opened);
+    await this.waiting.tasks.insert(row);
+    if (askId && !failed) await this.advance(row, opened);
     return toTask(row);
   }
 
@@ -60,54 +60,54 @@ export class McpTaskStore implements TaskStore {
   }
 
   async getTask(taskId: string): Promise<Task | null> {
-    const row = this.row(taskId);
-    return row ? toTask(this.advance(row)) : null;
+    const row = await this.row(taskId);
+    return row ? toTask(await this.advance(row)) : null;
   }
 
   async storeTaskResult(taskId: string, status: "completed" | "failed", result: Result): Promise<void> {
-    this.update(taskId, { status, result: JSON.stringify(result) });
+    await this.update(taskId, { status, result: JSON.stringify(result) });
   }
 
   async getTaskResult(taskId: string): Promise<Result> {
-    const row = this.row(taskId);
+    const row = await this.row(taskId);
     if (!row?.result) throw new Error(`Task ${taskId} has no result yet`);
     return JSON.parse(row.result);
   }
 
   async updateTaskStatus(taskId: string, status: Task["status"], statusMessage?: string): Promise<void> {
-    const row = this.row(taskId);
+    const row = await this.row(taskId);
     if (!row) throw new Error(`Task ${taskId} not found`);
-    this.update(taskId, { status, statusMessage: statusMessage ?? row.statusMessage });
+    await this.update(taskId, { status, statusMessage: statusMessage ?? row.statusMessage });
     if (status === "cancelled" && row.askId) this.waiting.endLease(row.askId);
   }
 
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    this.waiting.tasks.sweep();
-    const rows = this.waiting.tasks.list(this.caller.spaceId, PAGE, cursor);
+    await this.waiting.tasks.sweep(Date.now());
+    const rows = await this.waiting.tasks.list(this.caller.spaceId, PAGE, cursor);
     const page = rows.slice(0, PAGE);
     return { tasks: page.map(toTask), ...(rows.length > PAGE ? { nextCursor: page.at(-1)!.id } : {}) };
   }
 
   /** A working task whose ask has a reply for the agent becomes completed, with that reply. */
-  private advance(row: TaskRow, opened = false): TaskRow {
+  private async advance(row: TaskRow, opened = false): Promise<TaskRow> {
     if (row.status !== "working" || !row.askId) return row;
     const { from = 0 } = JSON.parse(row.request) as Partial<TaskRequest>;
     try {
-      const reply = this.waiting.poll(this.caller, row.askId, { from, leaseMs: LEASE_MS, opened });
+      const reply = await this.waiting.poll(this.caller, row.askId, { from, leaseMs: LEASE_MS, opened });
       if (!reply) return row;
-      return this.update(row.id, { status: "completed", statusMessage: "The person replied.", result: JSON.stringify(toolResult(reply)) });
+      return await this.update(row.id, { status: "completed", statusMessage: "The person replied.", result: JSON.stringify(toolResult(reply)) });
     } catch (e) {
       // tasks/result hands a failed task's result over too: the refusal, in the words a call would give.
       return this.update(row.id, { status: "failed", statusMessage: String((e as Error).message), result: JSON.stringify(toolError(e)) });
     }
   }
 
-  private row(taskId: string): TaskRow | undefined {
-    return this.waiting.tasks.get(this.caller.spaceId, taskId);
+  private row(taskId: string): Promise<TaskRow | undefined> {
+    return this.waiting.tasks.get(this.caller.spaceId, taskId, Date.now());
   }
 
-  private update(taskId: string, set: Partial<TaskRow>): TaskRow {
-    const updated = this.waiting.tasks.update(this.caller.spaceId, taskId, { ...set, updatedAt: this.clock.now() });
+  private async update(taskId: string, set: Partial<TaskRow>): Promise<TaskRow> {
+    const updated = await this.waiting.tasks.update(this.caller.spaceId, taskId, { ...set, updatedAt: this.clock.now() });
     if (!updated) throw new Error(`Task ${taskId} not found`);
     return updated;
   }

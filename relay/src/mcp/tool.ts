@@ -30,16 +30,16 @@ interface ToolBase {
 /** A tool that answers at once. */
 export interface InstantTool extends ToolBase {
   kind: "instant";
-  run(ctx: ToolContext, args: unknown): unknown;
+  run(ctx: ToolContext, args: unknown): unknown | Promise<unknown>;
 }
 
 /**
  * A tool that puts something in front of the person and waits for their reply: `start` opens or
- * answers (and may refuse) synchronously, then the adapter waits on the returned ask.
+ * answers (and may refuse), then the adapter waits on the returned ask.
  */
 export interface BlockingTool extends ToolBase {
   kind: "blocking";
-  start(ctx: ToolContext, args: unknown): Pick<Opened, "askId"> & Partial<Opened>;
+  start(ctx: ToolContext, args: unknown): Promise<Pick<Opened, "askId"> & Partial<Opened>>;
   /** Whether the wait may hand back a reply the agent was already given (it lost the result). */
   resume?: boolean;
 }

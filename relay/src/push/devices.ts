@@ -1,6 +1,5 @@
 // The person's devices the relay pushes to: their subscriptions, as the browser made them, and how
 // loud each wants to be. Everything is in the store, so every relay on it pushes to the same devices.
-import { and, asc, eq } from "drizzle-orm";
 import * as schemas from "@loopback/shared/generated/schemas";
 import type { Loudness, PushDevice } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
@@ -8,11 +7,10 @@ import { parseShape } from "../asks/ask-service.ts";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
-import { changed, type Db } from "../storage/db.ts";
-import { pushDevices } from "../storage/schema.ts";
+import type { DeviceRow, PushRecords } from "../storage/store.ts";
 import { knownTimeZone } from "./loudness.ts";
 
-export type DeviceRow = typeof pushDevices.$inferSelect;
+export type { DeviceRow };
 
 function bytesOf(base64url: string): Uint8Array | null {
   if (!/^[A-Za-z0-9_-]+={0,2}$/.test(base64url)) return null;
@@ -37,17 +35,17 @@ export function shown(row: DeviceRow): PushDevice {
 
 export class PushDevices {
   constructor(
-    private db: Db,
+    private records: PushRecords,
     private clock: Clock,
   ) {}
 
-  list(caller: Caller): PushDevice[] {
+  async list(caller: Caller): Promise<PushDevice[]> {
     personOnly(caller);
-    return this.db.select().from(pushDevices).where(eq(pushDevices.personId, caller.person.id)).orderBy(asc(pushDevices.createdAt)).all().map(shown);
+    return (await this.records.devicesOf(caller.person.id)).map(shown);
   }
 
   /** Adds a device, or renews one whose endpoint is known: a browser re-subscribing is the same device. */
-  add(caller: Caller, raw: unknown): PushDevice {
+  async add(caller: Caller, raw: unknown): Promise<PushDevice> {
     personOnly(caller);
     const input = parseShape(schemas.PushSubscriptionInput, raw, "body.invalid");
     let url: URL;
@@ -61,47 +59,52 @@ export class PushDevices {
     const auth = bytesOf(input.keys.auth);
     if (p256dh?.length !== 65 || p256dh[0] !== 4 || auth?.length !== 16) throw problem("push.keys_invalid");
     const loudness = JSON.stringify(checkLoudness(input.loudness ?? {}));
-    const at = this.clock.now();
-    const fields = { spaceId: caller.spaceId, personId: caller.person.id, p256dh: input.keys.p256dh, auth: input.keys.auth, name: input.name };
-    const row = this.db
-      .insert(pushDevices)
-      .values({ id: newId("dev"), endpoint: url.href, loudness, createdAt: at, ...fields })
-      .onConflictDoUpdate({ target: pushDevices.endpoint, set: { ...fields, ...(input.loudness ? { loudness } : {}) } })
-      .returning()
-      .get();
+    const row = await this.records.saveDevice(
+      {
+        id: newId("dev"),
+        endpoint: url.href,
+        loudness,
+        createdAt: this.clock.now(),
+        spaceId: caller.spaceId,
+        personId: caller.person.id,
+        p256dh: input.keys.p256dh,
+        auth: input.keys.auth,
+        name: input.name,
+      },
+      Boolean(input.loudness),
+    );
     return shown(row);
   }
 
-  setLoudness(caller: Caller, id: string, raw: unknown): PushDevice {
+  async setLoudness(caller: Caller, id: string, raw: unknown): Promise<PushDevice> {
     personOnly(caller);
     const loudness = checkLoudness(parseShape(schemas.Loudness, raw, "body.invalid"));
-    const row = this.db
-      .update(pushDevices)
-      .set({ loudness: JSON.stringify(loudness) })
-      .where(and(eq(pushDevices.id, id), eq(pushDevices.personId, caller.person.id)))
-      .returning()
-      .get();
+    const row = await this.records.setLoudness(caller.person.id, id, JSON.stringify(loudness));
     if (!row) throw problem("push.device_not_found");
     return shown(row);
   }
 
-  remove(caller: Caller, id: string): void {
+  async remove(caller: Caller, id: string): Promise<void> {
     personOnly(caller);
-    const res = this.db.delete(pushDevices).where(and(eq(pushDevices.id, id), eq(pushDevices.personId, caller.person.id))).run();
-    if (changed(res) === 0) throw problem("push.device_not_found");
+    if (!(await this.records.removeDevice(caller.person.id, id))) throw problem("push.device_not_found");
   }
 
   /** Every device in a space: whoever sees the space's asks in their inbox may be pushed about them. */
-  inSpace(spaceId: string): DeviceRow[] {
-    return this.db.select().from(pushDevices).where(eq(pushDevices.spaceId, spaceId)).all();
+  inSpace(spaceId: string): Promise<DeviceRow[]> {
+    return this.records.devicesInSpace(spaceId);
   }
 
   /** The push service said the subscription is gone (404/410): it will never deliver again. */
-  forget(id: string): void {
-    this.db.delete(pushDevices).where(eq(pushDevices.id, id)).run();
+  forget(id: string): Promise<void> {
+    return this.records.forgetDevice(id);
   }
 
-  pushed(id: string): void {
-    this.db.update(pushDevices).set({ lastPushAt: this.clock.now() }).where(eq(pushDevices.id, id)).run();
+  pushed(id: string): Promise<void> {
+    return this.records.pushed(id, this.clock.now());
+  }
+
+  /** Claims the push about an ask's turn: true once, whichever relay on the store asks first. */
+  claim(askId: string, turn: number): Promise<boolean> {
+    return this.records.claimNotice(askId, turn, this.clock.now());
   }
 }

@@ -2,12 +2,8 @@
 // handing the move back. It listens to the event bus, so no way of asking needs to know about it.
 import type { Ask, AskEvent } from "@loopback/shared/generated/types";
 import webpush from "web-push";
-import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { AskEventBus } from "../asks/ask-event-bus.ts";
-import type { Db } from "../storage/db.ts";
-import { pushNotices } from "../storage/schema.ts";
-import { changed } from "../storage/db.ts";
 import type { DeviceRow, PushDevices } from "./devices.ts";
 import { wantsPush } from "./loudness.ts";
 import { noticeFor } from "./notice.ts";
@@ -23,8 +19,6 @@ export class PushSender {
   readonly #inFlight = new Set<Promise<void>>();
 
   constructor(
-    private db: Db,
-    private clock: Clock,
     private config: Config,
     private devices: PushDevices,
     private keys: VapidKeys,
@@ -50,11 +44,10 @@ export class PushSender {
   }
 
   async #send(spaceId: string, ask: Ask, reason: "opened" | "answered"): Promise<void> {
-    const devices = this.devices.inSpace(spaceId);
+    const devices = await this.devices.inSpace(spaceId);
     if (!devices.length) return;
     // Once per turn, whichever relay on the store saw it first.
-    const claimed = this.db.insert(pushNotices).values({ askId: ask.id, turn: ask.thread.length, at: this.clock.now() }).onConflictDoNothing().run();
-    if (changed(claimed) === 0) return;
+    if (!(await this.devices.claim(ask.id, ask.thread.length))) return;
     const now = new Date();
     const payload = JSON.stringify(noticeFor(ask, reason, this.config.publicUrl));
     await Promise.all(devices.filter((d) => wantsPush(JSON.parse(d.loudness), ask.project, now)).map((d) => this.#push(d, ask.id, payload)));
@@ -75,8 +68,8 @@ export class PushSender {
       signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
     });
     await response.arrayBuffer().catch(() => {});
-    if (response.status === 404 || response.status === 410) this.devices.forget(device.id);
-    else if (response.ok) this.devices.pushed(device.id);
+    if (response.status === 404 || response.status === 410) await this.devices.forget(device.id);
+    else if (response.ok) await this.devices.pushed(device.id);
     else console.warn(`push: ${new URL(device.endpoint).host} answered ${response.status} for device ${device.id}`);
   }
 

@@ -25,21 +25,3 @@ export function openDb(dataDir: string): Db {
   migrate(db, { migrationsFolder: MIGRATIONS });
   return db;
 }
-
-/** Rows a write changed. bun:sqlite reports it; drizzle's types do not pass it through. */
-export const changed = (result: unknown): number => (result as { changes: number }).changes;
-
-/**
- * Runs `write` with a commit that reaches the OS without waiting for the disk: safe from a crashed
- * process, not from a power cut. Only for records whose loss repeats work instead of losing any.
- */
-export function withoutWaitingForDisk<T>(db: Db, write: () => T): T {
-  const client = db.$client;
-  // `query` caches the prepared pragma, so switching costs no parse on this hot path.
-  client.query("PRAGMA synchronous = NORMAL").run();
-  try {
-    return write();
-  } finally {
-    client.query("PRAGMA synchronous = FULL").run();
-  }
-}

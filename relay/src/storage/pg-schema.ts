@@ -167,6 +167,7 @@ export const eventTickets = pgTable(
   {
     hash: text("hash").primaryKey(),
     tokenId: text("token_id").notNull().references(() => tokens.id),
+    revision: text("revision").notNull().default("1"),
     expiresAt: text("expires_at").notNull(),
   },
   (t) => [index("event_tickets_expires").on(t.expiresAt), index("event_tickets_token").on(t.tokenId)],

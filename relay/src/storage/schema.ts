@@ -202,6 +202,8 @@ export const eventTickets = sqliteTable(
     hash: text("hash").primaryKey(),
     /** The token the ticket was issued to: its unused tickets are capped, and refused once it is revoked. */
     tokenId: text("token_id").notNull().references(() => tokens.id),
+    /** The contract revision the socket opened with it speaks (the client named it when asking). */
+    revision: text("revision").notNull().default("1"),
     expiresAt: text("expires_at").notNull(),
   },
   (t) => [index("event_tickets_expires").on(t.expiresAt), index("event_tickets_token").on(t.tokenId)],

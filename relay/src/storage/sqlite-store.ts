@@ -59,7 +59,7 @@ export function openSqliteStore(dataDir: string): Store {
   return sqliteStore(openDb(dataDir), { closeDb: true });
 }
 
-/** The store over an open SQLite database (the relay's own, while its services still use it directly). */
+/** The store over an open SQLite database (tests open one beside a relay's to look at its file). */
 export function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
   return storeOver(sqliteDialect(db), newId("rpl"), {
     // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere.

@@ -124,15 +124,15 @@ export interface TaskRecords {
 }
 
 export interface TicketRecords {
-  /** Stores an event ticket's hash for the token it was issued to. */
-  issue(hash: string, tokenId: string, expiresAt: string): Promise<void>;
+  /** Stores an event ticket's hash for the token it was issued to, and the revision its socket speaks. */
+  issue(hash: string, tokenId: string, revision: string, expiresAt: string): Promise<void>;
   /** Unused tickets a token holds that are still good at `now`: they are capped per token. */
   heldBy(tokenId: string, now: string): Promise<number>;
   /**
    * The caller a ticket was issued to, once, on whichever replica redeems it; nothing once expired or
    * once its token is revoked.
    */
-  redeem(hash: string, now: string): Promise<Caller | undefined>;
+  redeem(hash: string, now: string): Promise<{ caller: Caller; revision: string } | undefined>;
   /** Forgets every ticket of these tokens (they were revoked). */
   voidFor(tokenIds: string[]): Promise<void>;
   sweep(now: string): Promise<void>;

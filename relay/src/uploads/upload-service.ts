@@ -1,15 +1,14 @@
 // Upload tickets and the images stored against them. A ticket is a URL that works once, for fifteen
 // minutes (`LOOPBACK_UPLOAD_TTL_S`), for one image type, up to `maxBytes`; the body is read as a
 // stream and cut off as soon as it passes the limit, so no upload is ever buffered beyond it. A token
-// holds a capped number of unused tickets; those never used are swept once expired.
-import { and, count, eq, gt, isNull, lte } from "drizzle-orm";
+// holds a capped number of unused tickets; those never used are swept once expired. Tickets and
+// images are in the store, so a ticket issued by one replica takes the upload on another.
 import type { ImageType, UploadReceipt, UploadTicket } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { hashSecret, newId, newSecret } from "../ids.ts";
-import { changed, type Db } from "../storage/db.ts";
-import { tokens, uploads } from "../storage/schema.ts";
+import type { UploadRecords } from "../storage/store.ts";
 import { assertUnderCap } from "../limits/per-token-cap.ts";
 import { readCapped } from "../http/read-capped-body.ts";
 import { isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
@@ -18,29 +17,22 @@ export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;
 
 export class UploadService {
   constructor(
-    private db: Db,
+    private records: UploadRecords,
     private clock: Clock,
     /** Read at each use: the public URL is known only once the server listens. */
     private config: { publicUrl: string; uploadTtlMs: number; maxUploadTicketsPerToken: number },
     private maxBytes = UPLOAD_MAX_BYTES,
   ) {}
 
-  issueTicket(caller: Caller, contentType: ImageType): UploadTicket {
+  async issueTicket(caller: Caller, contentType: ImageType): Promise<UploadTicket> {
     const uploadId = newId("upl");
     const token = newSecret("up");
     const now = this.clock.nowMs();
     const expiresAt = new Date(now + this.config.uploadTtlMs).toISOString();
-    this.db.transaction((tx) => {
-      const { held } = tx
-        .select({ held: count() })
-        .from(uploads)
-        .where(and(eq(uploads.tokenId, caller.tokenId), isNull(uploads.storedAt), gt(uploads.expiresAt, new Date(now).toISOString())))
-        .get()!;
-      assertUnderCap({ code: "upload.too_many", max: this.config.maxUploadTicketsPerToken, env: "LOOPBACK_MAX_UPLOAD_TICKETS" }, held);
-      tx.insert(uploads)
-        .values({ id: uploadId, spaceId: caller.spaceId, tokenHash: hashSecret(token), tokenId: caller.tokenId, contentType, maxBytes: this.maxBytes, expiresAt })
-        .run();
-    });
+    // Counted, then issued: two replicas issuing at the same instant may each pass the cap by one.
+    const held = await this.records.unusedHeldBy(caller.tokenId, new Date(now).toISOString());
+    assertUnderCap({ code: "upload.too_many", max: this.config.maxUploadTicketsPerToken, env: "LOOPBACK_MAX_UPLOAD_TICKETS" }, held);
+    await this.records.issue({ id: uploadId, spaceId: caller.spaceId, tokenHash: hashSecret(token), tokenId: caller.tokenId, contentType, maxBytes: this.maxBytes, expiresAt });
     const uploadUrl = `${this.config.publicUrl}/api/v1/uploads/${caller.spaceId}/${token}`;
     return {
       uploadId,
@@ -52,12 +44,7 @@ export class UploadService {
   }
 
   async store(spaceId: string, token: string, contentType: string | null, body: ReadableStream<Uint8Array> | null): Promise<UploadReceipt> {
-    const row = this.db
-      .select({ id: uploads.id, contentType: uploads.contentType, maxBytes: uploads.maxBytes, expiresAt: uploads.expiresAt, storedAt: uploads.storedAt, revokedAt: tokens.revokedAt })
-      .from(uploads)
-      .leftJoin(tokens, eq(uploads.tokenId, tokens.id))
-      .where(and(eq(uploads.spaceId, spaceId), eq(uploads.tokenHash, hashSecret(token))))
-      .get();
+    const row = await this.records.ticket(spaceId, hashSecret(token));
     if (!row) throw problem("upload.not_found");
     if (row.storedAt) throw problem("upload.used");
     if (Date.parse(row.expiresAt) <= Date.now()) throw problem("upload.expired");
@@ -70,44 +57,25 @@ export class UploadService {
     if (!isImageOfType(type, bytes.subarray(0, SIGNATURE_BYTES))) throw problem("upload.not_image");
 
     // The ticket is spent by the same statement that stores the image: two racing uploads cannot both win.
-    const res = this.db
-      .update(uploads)
-      .set({ storedAt: this.clock.now(), size: bytes.length, bytes: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length) })
-      .where(and(eq(uploads.id, row.id), isNull(uploads.storedAt)))
-      .run();
-    if (changed(res) !== 1) throw problem("upload.used");
+    if (!(await this.records.store(row.id, bytes, this.clock.now()))) throw problem("upload.used");
     return { uploadId: row.id, contentType: type, size: bytes.length };
   }
 
-  read(caller: Caller, uploadId: string): { contentType: ImageType; bytes: Uint8Array } {
-    const row = this.db
-      .select({ contentType: uploads.contentType, bytes: uploads.bytes })
-      .from(uploads)
-      .where(and(eq(uploads.id, uploadId), eq(uploads.spaceId, caller.spaceId)))
-      .get();
-    if (!row?.bytes) throw problem("file.not_found");
-    return { contentType: row.contentType as ImageType, bytes: row.bytes };
+  async read(caller: Caller, uploadId: string): Promise<{ contentType: ImageType; bytes: Uint8Array }> {
+    const file = await this.records.read(caller.spaceId, uploadId);
+    if (!file) throw problem("file.not_found");
+    return { contentType: file.contentType as ImageType, bytes: file.bytes };
   }
 
   /** Deletes tickets that expired unused: nothing refers to them, and nothing can use them. Returns how many. */
-  sweepExpired(): number {
-    return changed(
-      this.db
-        .delete(uploads)
-        .where(and(isNull(uploads.storedAt), lte(uploads.expiresAt, new Date().toISOString())))
-        .run(),
-    );
+  sweepExpired(): Promise<number> {
+    return this.records.sweepExpired(new Date().toISOString());
   }
 
   /** The ids among `uploadIds` that are not stored images of this space. */
-  missing(spaceId: string, uploadIds: string[]): string[] {
-    return [...new Set(uploadIds)].filter((id) => {
-      const row = this.db
-        .select({ storedAt: uploads.storedAt })
-        .from(uploads)
-        .where(and(eq(uploads.id, id), eq(uploads.spaceId, spaceId)))
-        .get();
-      return !row?.storedAt;
-    });
+  async missing(spaceId: string, uploadIds: string[]): Promise<string[]> {
+    if (!uploadIds.length) return [];
+    const stored = new Set(await this.records.storedAmong(spaceId, uploadIds));
+    return [...new Set(uploadIds)].filter((id) => !stored.has(id));
   }
 }

@@ -9,9 +9,9 @@ export const getInboxLink: InstantTool = {
   description:
     "Get the address of the person's Loopback inbox, or of one ask in it with `askId`: to hand them when they ask where to answer, or to mention alongside a message you print while you wait.",
   readOnly: true,
-  run: ({ asks, publicUrl, caller }, args) => {
+  run: async ({ asks, publicUrl, caller }, args) => {
     const { askId } = parseShape(schemas.InboxRequest, args, "input.invalid");
-    if (askId) asks.get(caller, askId);
+    if (askId) await asks.get(caller, askId);
     const base = `${publicUrl}/inbox/`;
     return { url: askId ? `${base}#/ask/${encodeURIComponent(askId)}` : base };
   },

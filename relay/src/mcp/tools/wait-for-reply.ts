@@ -11,9 +11,9 @@ export const waitForReply: BlockingTool = {
     "It returns the same shapes as the tool that opened the ask: act on `reply` exactly as that tool's description says, or call `wait_for_reply` again on another `pending`. It also recovers a reply whose result was lost, for instance to a dropped connection.",
   ].join("\n\n"),
   resume: true,
-  start: ({ asks, caller }, args) => {
+  start: async ({ asks, caller }, args) => {
     const { askId } = parseShape(schemas.WaitInput, args, "input.invalid");
-    asks.get(caller, askId);
+    await asks.get(caller, askId);
     return { askId };
   },
 };

@@ -9,8 +9,9 @@ import type { TicketRecords } from "../store.ts";
 export class SqlTicketRecords implements TicketRecords {
   constructor(private d: Dialect) {}
 
-  async issue(hash: string, tokenId: string, expiresAt: string): Promise<void> {
-    await this.d.write((q) => q.insert(this.d.t.eventTickets).values({ hash, tokenId, expiresAt }));
+  async issue(hash: string, tokenId: string, revision: string, expiresAt: string): Promise<void> {
+    // A lost ticket is asked for again: its commit need not wait for the disk.
+    await this.d.withoutWaitingForDisk((q) => q.insert(this.d.t.eventTickets).values({ hash, tokenId, revision, expiresAt }));
   }
 
   async heldBy(tokenId: string, now: string): Promise<number> {
@@ -22,7 +23,7 @@ export class SqlTicketRecords implements TicketRecords {
     return Number(row?.held ?? 0);
   }
 
-  redeem(hash: string, now: string): Promise<Caller | undefined> {
+  redeem(hash: string, now: string): Promise<{ caller: Caller; revision: string } | undefined> {
     const { t } = this.d;
     return this.d.transaction(async (tx) => {
       const [spent] = await tx.delete(t.eventTickets).where(eq(t.eventTickets.hash, hash)).returning();
@@ -34,7 +35,8 @@ export class SqlTicketRecords implements TicketRecords {
         .innerJoin(t.spaces, eq(t.people.spaceId, t.spaces.id))
         .where(and(eq(t.tokens.id, spent.tokenId), isNull(t.tokens.revokedAt)));
       if (!row) return undefined;
-      return { spaceId: row.spaceId, spaceName: row.spaceName, person: { id: row.personId, name: row.personName }, tokenKind: row.kind, tokenHash: row.hash, tokenId: spent.tokenId };
+      const caller: Caller = { spaceId: row.spaceId, spaceName: row.spaceName, person: { id: row.personId, name: row.personName }, tokenKind: row.kind, tokenHash: row.hash, tokenId: spent.tokenId };
+      return { caller, revision: spent.revision };
     });
   }
 

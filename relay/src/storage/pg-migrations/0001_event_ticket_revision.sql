@@ -1,0 +1,1 @@
+ALTER TABLE "event_tickets" ADD COLUMN "revision" text DEFAULT '1' NOT NULL;
