@@ -2,8 +2,8 @@
 // and Firefox ESR for the browser tests when they are missing and this user may (root with
 // apt-get), as the storage tests do for PostgreSQL (tests/support/postgres.ts), builds what the
 // browser tests load, and ends with one line: "N passed, N failed".
-import { existsSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { join, resolve } from "node:path";
 
 const ROOT = resolve(import.meta.dir, "..");
 const CHROMIUM = process.env.LOOPBACK_CHROMIUM ?? "/usr/bin/chromium";
@@ -13,6 +13,7 @@ interface Step {
   name: string;
   cmd: string[];
   cwd?: string;
+  env?: Record<string, string>;
   /** Reads the pass and fail counts from the step's output. */
   counts?: (out: string) => { passed: number; failed: number };
 }
@@ -34,6 +35,20 @@ function sum(text: string, re: RegExp): number {
 
 const only = process.argv.slice(2);
 
+/** Tests of the SQLite file itself (its permissions on disk): the PostgreSQL pass leaves them out. */
+const SQLITE_ONLY = new Set(["tests/relay/the-data-directory-is-private-to-its-user.test.ts"]);
+/** The test files of suites, for the pass that runs them on PostgreSQL. */
+const onPostgres = (...dirs: string[]) =>
+  dirs.flatMap((dir) =>
+    readdirSync(join(ROOT, dir))
+      .filter((f) => f.endsWith(".test.ts"))
+      .map((f) => `${dir}/${f}`)
+      .filter((f) => !SQLITE_ONLY.has(f))
+      .map((f) => `./${f}`),
+  );
+/** One suite, two stores: every relay these tests start runs on a fresh PostgreSQL database. */
+const POSTGRES = { LOOPBACK_TEST_STORE: "postgres" };
+
 const STEPS: Step[] = [
   { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."] },
   { name: "build: extensions and web inbox", cmd: ["npm", "run", "build"] },
@@ -43,6 +58,9 @@ const STEPS: Step[] = [
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
   { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults"], counts: bunCounts },
   { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
+  { name: "relay on PostgreSQL: the relay suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/relay")], env: POSTGRES, counts: bunCounts },
+  { name: "mcp on PostgreSQL: the MCP suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/mcp")], env: POSTGRES, counts: bunCounts },
+  { name: "faults on PostgreSQL: the fault suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/faults")], env: POSTGRES, counts: bunCounts },
   { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts },
   { name: "browser: extension and web inbox in Chromium, extension in Firefox", cmd: ["bun", "test", "tests/browser"], counts: bunCounts },
   { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"] },
@@ -77,6 +95,7 @@ async function run(step: Step): Promise<{ passed: number; failed: number; ok: bo
     BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? "16384",
     // Built once by the first step.
     LOOPBACK_E2E_SKIP_BUILD: "1",
+    ...step.env,
   };
   const proc = Bun.spawn(step.cmd, { cwd: step.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env });
   let out = "";

@@ -41,32 +41,40 @@ function ensureWebInbox(): void {
 async function serve(): Promise<void> {
   const config = configFromEnv();
   ensureWebInbox();
+  let firstStart: { person: string; own: string; agent: string } | undefined;
   let running: Running;
   try {
-    running = await startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL) });
+    running = await startServer(config, {
+      publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL),
+      // Minted before the first request is taken: whoever reads the log can use them at once.
+      beforeListening: async (relay) => {
+        if (!(await relay.gate.isEmpty())) return;
+        const person = process.env.LOOPBACK_FIRST_PERSON || safeUserName();
+        const own = await relay.gate.createToken({ person, space: DEFAULT_SPACE });
+        const agent = await relay.gate.createToken({ person, space: DEFAULT_SPACE, agent: true });
+        firstStart = { person, own: own.token, agent: agent.token };
+      },
+    });
   } catch (e) {
     if ((e as { code?: string }).code === "EADDRINUSE") {
       fail(`Port ${config.port} on ${config.host} is in use (another relay?). Stop what holds it, or choose another port: LOOPBACK_PORT=${config.port + 1} npm run relay`);
     }
     throw e;
   }
-  const { relay } = running;
   console.log(`Loopback relay on ${running.url} (${config.databaseUrl ? `PostgreSQL at ${redacted(config.databaseUrl)}` : `data in ${config.dataDir}`})`);
-  if (await relay.gate.isEmpty()) {
-    const person = process.env.LOOPBACK_FIRST_PERSON || safeUserName();
-    const own = await relay.gate.createToken({ person, space: DEFAULT_SPACE });
-    const agent = await relay.gate.createToken({ person, space: DEFAULT_SPACE, agent: true });
+  if (firstStart) {
+    const { person, own, agent } = firstStart;
     console.log(
       [
         "",
         `First start: created the space "${DEFAULT_SPACE}" and ${person}. These tokens are shown only now.`,
         "",
-        `Your token (for the inbox):     ${own.token}`,
+        `Your token (for the inbox):     ${own}`,
         `  Web inbox:   open ${config.publicUrl}/inbox/ and paste it.`,
         `  Extension:   \`npm run build\`, load extension/.output/chrome-mv3 (see README), then in its options enter ${config.publicUrl} and the token.`,
         "",
-        `An agent token (for MCP):       ${agent.token}`,
-        mcpLines(config, agent.token),
+        `An agent token (for MCP):       ${agent}`,
+        mcpLines(config, agent),
         "",
         `More tokens: npm run loopback -- token create --person ${person} --agent`,
         "",

@@ -6,9 +6,11 @@ import { join } from "node:path";
 import { configFromEnv } from "../../relay/src/config.ts";
 import { McpTaskStore } from "../../relay/src/mcp/task-store.ts";
 import { Relay } from "../../relay/src/relay.ts";
+import { freshDatabase, TEST_STORE } from "../support/relay-process.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-tasks-"));
-const relay = await Relay.open(configFromEnv({ LOOPBACK_DATA: dataDir }));
+// On the store the suite runs on (see tests/support/relay-process.ts).
+const relay = await Relay.open(configFromEnv({ LOOPBACK_DATA: dataDir, ...(TEST_STORE === "postgres" ? { LOOPBACK_DATABASE_URL: await freshDatabase() } : {}) }));
 afterAll(async () => {
   await relay.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -7,9 +7,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { configFromEnv } from "../../relay/src/config.ts";
 import { Relay } from "../../relay/src/relay.ts";
+import { freshDatabase, TEST_STORE } from "../support/relay-process.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-waiting-"));
-const relay = await Relay.open(configFromEnv({ LOOPBACK_DATA: dataDir }));
+// On the store the suite runs on (see tests/support/relay-process.ts).
+const relay = await Relay.open(configFromEnv({ LOOPBACK_DATA: dataDir, ...(TEST_STORE === "postgres" ? { LOOPBACK_DATABASE_URL: await freshDatabase() } : {}) }));
 afterAll(async () => {
   await relay.close();
   rmSync(dataDir, { recursive: true, force: true });
@@ -25,8 +27,9 @@ test("a wait cancelled in the same turn as the reply takes nothing; the next wai
   // The reply and the cancel land together, before the wait runs again.
   const replied = relay.asks.reply(person, askId, { outcome: "answered", selected: [], text: "Yes." });
   cancel.abort(new Error("cancelled"));
+  const cutShort = expect(cut).rejects.toThrow("cancelled");
   await replied;
-  await expect(cut).rejects.toThrow("cancelled");
+  await cutShort;
 
   const from = await relay.waiting.from(agent, askId, false);
   expect(from).toBe(0);

@@ -2,8 +2,6 @@
 // 429 of its own code past that), and tickets that expired unused are swept away: from memory for
 // event tickets, from the database for upload tickets.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { Database } from "bun:sqlite";
-import { join } from "node:path";
 import { Agent } from "../support/agent.ts";
 import { EventSocket, Person } from "../support/person.ts";
 import { assertResponse } from "../support/contract.ts";
@@ -71,14 +69,9 @@ test("upload tickets that expired unused are deleted from the database; stored i
   expect((await put(fresh, PNG)).status).toBe(201);
   const unused = await uploadTicket(s.agent);
 
-  const db = new Database(join(s.relay.dataDir, "loopback.sqlite"), { readonly: true });
-  try {
-    const rows = () => db.query<{ id: string; stored: number }, []>("SELECT id, stored_at IS NOT NULL AS stored FROM uploads").all();
-    await until(() => rows().every((r) => r.stored || r.id === unused.uploadId), "only stored images and the live ticket are left", 5000);
-    const left = rows();
-    expect(left.filter((r) => r.stored).length).toBe(2); // the earlier test's upload and this one
-    expect(left.filter((r) => !r.stored).map((r) => r.id)).toEqual([unused.uploadId]);
-  } finally {
-    db.close();
-  }
+  const rows = () => s.relay.rows<{ id: string; stored: unknown }>("SELECT id, stored_at IS NOT NULL AS stored FROM uploads");
+  await until(async () => (await rows()).every((r) => r.stored || r.id === unused.uploadId), "only stored images and the live ticket are left", 5000);
+  const left = await rows();
+  expect(left.filter((r) => r.stored).length).toBe(2); // the earlier test's upload and this one
+  expect(left.filter((r) => !r.stored).map((r) => r.id)).toEqual([unused.uploadId]);
 });

@@ -1,12 +1,29 @@
 // A real relay, as people run it: `bun relay/src/cli.ts serve` in its own process, on a free
 // loopback port and a fresh temporary data directory. Tokens come from the real CLI.
+// `LOOPBACK_TEST_STORE=postgres` runs every relay of a suite on PostgreSQL instead of its SQLite file:
+// one server per test process, a new database per relay (`tests/run.ts` runs the relay, MCP and fault
+// suites both ways).
+import { Database } from "bun:sqlite";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Subprocess } from "bun";
+import postgres from "postgres";
+import { PostgresServer } from "./postgres.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 const CLI = join(ROOT, "relay/src/cli.ts");
+
+export const TEST_STORE: "sqlite" | "postgres" = process.env.LOOPBACK_TEST_STORE === "postgres" ? "postgres" : "sqlite";
+
+let testServer: Promise<PostgresServer> | undefined;
+let databases = 0;
+
+/** A new, empty database on this test process's PostgreSQL server (started on first use). */
+export async function freshDatabase(): Promise<string> {
+  testServer ??= new PostgresServer().start();
+  return (await testServer).createDatabase(`relay_${++databases}`);
+}
 
 export interface RelayOptions {
   env?: Record<string, string>;
@@ -26,6 +43,29 @@ export class RelayProcess {
     this.dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "loopback-test-"));
     this.port = opts.port ?? 0;
     this.#env = opts.env ?? {};
+  }
+
+  /** The PostgreSQL database this relay keeps everything in, when it runs on one. */
+  get databaseUrl(): string | undefined {
+    return this.#env.LOOPBACK_DATABASE_URL;
+  }
+
+  /** Rows of a query (`$1`… for parameters) on this relay's store, SQLite file or PostgreSQL, as a test inspects it. */
+  async rows<T = Record<string, unknown>>(query: string, ...params: (string | number)[]): Promise<T[]> {
+    if (this.databaseUrl) {
+      const sql = postgres(this.databaseUrl, { max: 1, onnotice: () => {} });
+      try {
+        return (await sql.unsafe(query, params)) as unknown as T[];
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    }
+    const db = new Database(join(this.dataDir, "loopback.sqlite"), { readonly: true });
+    try {
+      return db.query(query).all(...params) as T[];
+    } finally {
+      db.close();
+    }
   }
 
   get url(): string {
@@ -53,6 +93,7 @@ export class RelayProcess {
   /** Starts the relay (on the port it had before, when restarting) and waits until it answers. */
   async start(): Promise<this> {
     if (!this.port) this.port = await freePort();
+    if (TEST_STORE === "postgres" && !this.databaseUrl) this.#env = { ...this.#env, LOOPBACK_DATABASE_URL: await freshDatabase() };
     this.#log = "";
     const proc = Bun.spawn([process.execPath, CLI, "serve"], {
       env: this.env({ LOOPBACK_PORT: String(this.port) }),

@@ -70,6 +70,11 @@ export interface Opened {
   askId: string;
   /** A new ask, already announced as `ask.opened` with `waiting: true`. */
   opened: boolean;
+  /**
+   * For a new ask: ends the hold that keeps it `waiting` until its call follows it (or gives up).
+   * Call it once the call follows the ask, or when it will not; calling it twice does nothing.
+   */
+  release?: () => void;
   /** The same input's ask whose reply was handed over within the reclaim window: hand it over again. */
   reclaimed: boolean;
 }
@@ -149,8 +154,11 @@ export class AskService {
       raisedBy: caller.person,
     });
     await this.store.insert(caller.spaceId, ask, fingerprint);
+    // Announced as waiting in its first frame, and held so until its call follows it: between the
+    // two the call records where it starts, and a reader of the ask meanwhile must see the same.
+    const release = this.waiting.hold(ask.id);
     this.bus.publish(caller.spaceId, "ask.opened", { ...ask, waiting: true });
-    return { askId: ask.id, opened: true, reclaimed: false };
+    return { askId: ask.id, opened: true, reclaimed: false, release };
   }
 
   async answerBriefing(caller: Caller, raw: BriefingAnswerInput): Promise<Ask> {
@@ -193,7 +201,12 @@ export class AskService {
    * as not its turn, and nothing of it is stored.
    */
   private async commit(caller: Caller, before: VersionedAsk, after: Ask): Promise<Ask> {
-    if ((await this.store.append(before, after)) === "not_your_turn") throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
+    if ((await this.store.append(before, after)) === "not_your_turn") {
+      // Said as the ask now is: closed by the write that won, or moved on to another turn.
+      const now = await this.store.get(before.ask.id);
+      if (now?.ask.status === "closed") throw problem("ask.closed");
+      throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
+    }
     const shown = this.withWaiting(after);
     this.bus.publish(caller.spaceId, "ask.updated", shown);
     this.waiting.wake(after.id);

@@ -22,6 +22,10 @@ export interface FollowOptions {
   from: number;
   /** The ask was opened for this wait and already announced as waiting: no second frame for it. */
   opened?: boolean;
+  /** Lets go of the hold that kept the ask `waiting` until now; called once this wait follows it. */
+  release?: () => void;
+  /** The token's place this wait holds (from `enter`), given back when it ends; taken here when not given. */
+  room?: () => void;
 }
 
 export interface WaitingLimits {
@@ -75,9 +79,13 @@ export class Waiting {
    * budget runs out first; the reply then waits, stored, for the next follow.
    */
   async follow(caller: Caller, askId: string, opts: FollowOptions): Promise<ToolReply> {
-    await this.load(caller, askId);
-    this.assertRoom(caller);
-    this.#perToken.set(caller.tokenHash, (this.#perToken.get(caller.tokenHash) ?? 0) + 1);
+    const leave = opts.room ?? this.enter(caller);
+    try {
+      await this.load(caller, askId);
+    } catch (e) {
+      leave();
+      throw e;
+    }
     const started = Date.now();
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
@@ -94,6 +102,7 @@ export class Waiting {
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       if (this.followers.add(askId, follower) && !opts.opened) this.announce(askId);
+      opts.release?.();
       if (opts.budgetMs > 0) timers.push(setTimeout(() => wake(), opts.budgetMs));
       if (opts.onProgress && opts.progressEveryMs) {
         const every = opts.progressEveryMs;
@@ -112,19 +121,46 @@ export class Waiting {
         changed = new Promise<void>((r) => (wake = r));
       }
     } finally {
+      opts.release?.();
       for (const t of timers) clearTimeout(t);
       opts.signal?.removeEventListener("abort", onAbort);
-      const left = (this.#perToken.get(caller.tokenHash) ?? 1) - 1;
-      if (left > 0) this.#perToken.set(caller.tokenHash, left);
-      else this.#perToken.delete(caller.tokenHash);
+      leave();
       // Told after the result is on its way: the agent should not wait for the inbox to hear it.
       if (this.followers.remove(askId, follower)) setImmediate(() => this.announce(askId));
     }
   }
 
-  /** Refuses a call over its token's limit, before it opens anything. */
-  assertRoom(caller: Caller): void {
-    if ((this.#perToken.get(caller.tokenHash) ?? 0) >= this.limits.maxPerToken) throw problem("calls.too_many");
+  /**
+   * Keeps an ask `waiting` for a call about to follow it; the returned function lets go (once). Only
+   * letting go of the last follower announces the flip.
+   */
+  hold(askId: string): () => void {
+    const follower: Follower = { wake: () => {}, release: () => {} };
+    this.followers.add(askId, follower);
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
+      if (this.followers.remove(askId, follower)) this.announce(askId);
+    };
+  }
+
+  /**
+   * Takes one of a token's places for waiting calls, or refuses the call over its token's limit
+   * before it opens anything. The returned function gives the place back (once).
+   */
+  enter(caller: Caller): () => void {
+    const held = this.#perToken.get(caller.tokenHash) ?? 0;
+    if (held >= this.limits.maxPerToken) throw problem("calls.too_many");
+    this.#perToken.set(caller.tokenHash, held + 1);
+    let inside = true;
+    return () => {
+      if (!inside) return;
+      inside = false;
+      const left = (this.#perToken.get(caller.tokenHash) ?? 1) - 1;
+      if (left > 0) this.#perToken.set(caller.tokenHash, left);
+      else this.#perToken.delete(caller.tokenHash);
+    };
   }
 
   /**

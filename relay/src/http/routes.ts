@@ -163,10 +163,14 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
   return { handle };
 }
 
-/** A path segment as the client meant it; one that is not valid percent-encoding names nothing. */
+/**
+ * A path segment as the client meant it; one that is not valid percent-encoding names nothing. NUL,
+ * which no id holds and PostgreSQL's text cannot carry, is read as U+FFFD: the route then finds
+ * nothing and answers its own 404, on either store.
+ */
 function decodeParam(raw: string): string {
   try {
-    return decodeURIComponent(raw);
+    return decodeURIComponent(raw).replaceAll("\0", "\uFFFD");
   } catch {
     throw problem("route.not_found");
   }

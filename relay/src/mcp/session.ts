@@ -69,36 +69,49 @@ export function createMcpServer(services: McpServices, caller: Caller, callOf: C
       }
     }
 
-    let started: Awaited<ReturnType<BlockingTool["start"]>>;
+    let started: Awaited<ReturnType<BlockingTool["start"]>> | undefined;
     let from: number;
+    // A place among the token's waiting calls is taken before anything opens, and kept by the wait.
+    let room: (() => void) | undefined;
     try {
-      if (!asTask) waiting.assertRoom(caller);
+      if (!asTask) room = waiting.enter(caller);
       started = await tool.start(ctx, args);
       from = await waiting.from(caller, started.askId, Boolean(tool.resume || started.reclaimed));
     } catch (e) {
+      room?.();
+      started?.release?.();
       if (asTask) return { task: await taskStore.open(undefined, tool.name, 0, asTask, toolError(e)) };
       return toolError(e);
     }
-    const { askId, opened = false } = started;
-    if (asTask) return { task: await taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
+    const { askId, opened = false, release } = started;
+    if (asTask) {
+      try {
+        return { task: await taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
+      } finally {
+        // The task's first poll holds the ask `waiting` from here on.
+        release?.();
+      }
+    }
 
     const progressToken = request.params._meta?.progressToken;
-    if (callId && extra.sessionId) {
-      await waiting.calls.insert({
-        id: callId,
-        sessionId: extra.sessionId,
-        requestId: JSON.stringify(extra.requestId),
-        tool: tool.name,
-        askId,
-        fromTurn: from,
-        progressToken: progressToken === undefined ? null : JSON.stringify(progressToken),
-        createdAt: services.clock.now(),
-      });
-    }
     try {
+      if (callId && extra.sessionId) {
+        await waiting.calls.insert({
+          id: callId,
+          sessionId: extra.sessionId,
+          requestId: JSON.stringify(extra.requestId),
+          tool: tool.name,
+          askId,
+          fromTurn: from,
+          progressToken: progressToken === undefined ? null : JSON.stringify(progressToken),
+          createdAt: services.clock.now(),
+        });
+      }
       const reply = await waiting.follow(caller, askId, {
         from,
         opened,
+        release,
+        room,
         signal: extra.signal,
         budgetMs: config.waitBudgetMs,
         progressEveryMs: config.progressEveryMs,
@@ -113,6 +126,9 @@ export function createMcpServer(services: McpServices, caller: Caller, callOf: C
     } catch (e) {
       if (extra.signal.aborted) throw e;
       return toolError(e);
+    } finally {
+      room?.();
+      release?.();
     }
   });
 

@@ -25,6 +25,7 @@ const IDS_PER_QUERY = 500;
 export class SqlAskRecords implements AskRecords {
   #byId;
   #threadOf;
+  #versionOf;
 
   constructor(
     private d: Dialect,
@@ -35,6 +36,7 @@ export class SqlAskRecords implements AskRecords {
     // Every wait and every turn reads these: prepared once.
     this.#byId = prepared<AskRow>(db.select().from(t.asks).where(eq(t.asks.id, p("id"))), "ask_by_id");
     this.#threadOf = prepared<EntryRow>(db.select().from(t.entries).where(eq(t.entries.askId, p("id"))).orderBy(asc(t.entries.seq)), "ask_thread");
+    this.#versionOf = prepared<{ version: number }>(db.select({ version: t.asks.version }).from(t.asks).where(eq(t.asks.id, p("id"))), "ask_version");
   }
 
   async insert(spaceId: string, ask: Ask, fingerprint?: string): Promise<void> {
@@ -91,10 +93,18 @@ export class SqlAskRecords implements AskRecords {
     });
   }
 
+  /**
+   * The row and its thread are two reads, and a writer may commit between them: the version read
+   * again after the thread says whether both are of one moment; if not, they are read again.
+   */
   async get(id: string): Promise<VersionedAsk | undefined> {
-    const [row] = await this.#byId({ id });
-    if (!row) return undefined;
-    return stored(row, await this.#threadOf({ id }));
+    for (;;) {
+      const [row] = await this.#byId({ id });
+      if (!row) return undefined;
+      const thread = await this.#threadOf({ id });
+      const [after] = await this.#versionOf({ id });
+      if (after?.version === row.version) return stored(row, thread);
+    }
   }
 
   async findResumable(spaceId: string, fingerprint: string, reclaimSince: string) {
