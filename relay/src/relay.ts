@@ -3,6 +3,7 @@
 // another replica changes reaches this one through `store.listen`.
 import { AskService } from "./asks/ask-service.ts";
 import { Waiting } from "./asks/waiting.ts";
+import { FollowersElsewhere } from "./asks/followers-elsewhere.ts";
 import { Gate, type Caller } from "./auth/gate.ts";
 import { RevocationWatch } from "./auth/revocation-watch.ts";
 import { FailureLimiter } from "./limits/failure-limiter.ts";
@@ -34,6 +35,7 @@ export class Relay {
   readonly push: PushSender;
   #sweeper: ReturnType<typeof setInterval>;
   #listening?: { close(): Promise<void> };
+  #elsewhere?: FollowersElsewhere;
   /** Other replicas' changes, one ask at a time in the order they committed. */
   #changes = new Map<string, Promise<void>>();
 
@@ -42,9 +44,20 @@ export class Relay {
     const store = await openStore(config);
     try {
       const relay = new Relay(config, store, await vapidKeys(store.push, new Clock()));
+      // One relay on its file knows every follower in memory; replicas tell each other theirs.
+      const elsewhere = store.kind === "postgres" ? new FollowersElsewhere(store.follows, store.replica, (askId) => relay.#publish(askId, "ask.updated")) : undefined;
+      if (elsewhere) {
+        relay.#elsewhere = elsewhere;
+        relay.waiting.shareWith(elsewhere);
+        await elsewhere.start();
+      }
       relay.#listening = await store.listen(
         (change) => relay.#onChange(change),
-        () => relay.waiting.wakeAll(),
+        () => {
+          relay.waiting.wakeAll();
+          void elsewhere?.reload().catch((e) => console.warn("could not read who follows what", e));
+        },
+        elsewhere && ((change) => elsewhere.heard(change)),
       );
       return relay;
     } catch (e) {
@@ -79,18 +92,26 @@ export class Relay {
    * go out in the order it changed.
    */
   #onChange(change: AskChange): void {
-    const previous = this.#changes.get(change.askId) ?? Promise.resolve();
+    // A new ask is held waiting by the replica that opened it until its call follows it there (the
+    // follow's own notice comes next): its first frame here says so too, as it does there.
+    if (change.version === 0) this.#elsewhere?.heard({ askId: change.askId, replica: change.replica, following: true }, true);
+    this.waiting.wake(change.askId);
+    this.#publish(change.askId, change.version === 0 ? "ask.opened" : "ask.updated");
+  }
+
+  /** Publishes an ask as it now is to this replica's inboxes, after every earlier frame of it. */
+  #publish(askId: string, type: "ask.opened" | "ask.updated"): void {
+    const previous = this.#changes.get(askId) ?? Promise.resolve();
     const next = previous
       .then(async () => {
-        this.waiting.wake(change.askId);
-        const stored = await this.store.asks.get(change.askId);
-        if (stored) this.bus.publish(stored.spaceId, change.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(stored.ask));
+        const stored = await this.store.asks.get(askId);
+        if (stored) this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(stored.ask));
       })
-      .catch((e) => console.warn("could not read a change from another replica", change, e))
+      .catch((e) => console.warn("could not read an ask another replica changed", askId, e))
       .finally(() => {
-        if (this.#changes.get(change.askId) === next) this.#changes.delete(change.askId);
+        if (this.#changes.get(askId) === next) this.#changes.delete(askId);
       });
-    this.#changes.set(change.askId, next);
+    this.#changes.set(askId, next);
   }
 
   /** Forgets what expired unused: event tickets, upload tickets, refused-token counts. */
@@ -114,6 +135,7 @@ export class Relay {
     clearInterval(this.#sweeper);
     this.revocations.stop();
     await this.#listening?.close().catch(() => {});
+    await this.#elsewhere?.stop();
     await Promise.allSettled([...this.#changes.values()]);
     await this.store.close();
   }

@@ -1,5 +1,6 @@
-// Which asks an agent is following right now. Kept in memory only: after a restart nobody is
-// waiting until an agent follows again, which is exactly what `waiting` must say.
+// Which asks an agent is following right now, on this process. Kept in memory only: after a restart
+// nobody is waiting until an agent follows again, which is exactly what `waiting` must say. Other
+// replicas hear of every flip (asks/followers-elsewhere.ts).
 export interface Follower {
   /** Called when the ask changes, so the follower can look for a reply. */
   wake(): void;
@@ -10,6 +11,9 @@ export interface Follower {
 export class Followers {
   #byAsk = new Map<string, Set<Follower>>();
 
+  /** `onFlip` hears every ask this process begins or stops following (the other replicas are told). */
+  constructor(private onFlip?: (askId: string, following: boolean) => void) {}
+
   /** Returns true when the ask was not followed before, so `waiting` flips to true. */
   add(askId: string, follower: Follower): boolean {
     const set = this.#byAsk.get(askId);
@@ -18,6 +22,7 @@ export class Followers {
       return false;
     }
     this.#byAsk.set(askId, new Set([follower]));
+    this.onFlip?.(askId, true);
     return true;
   }
 
@@ -27,6 +32,7 @@ export class Followers {
     if (!set?.delete(follower)) return false;
     if (set.size > 0) return false;
     this.#byAsk.delete(askId);
+    this.onFlip?.(askId, false);
     return true;
   }
 

@@ -33,8 +33,15 @@ export interface WaitingLimits {
   maxPerToken: number;
 }
 
+/** What `waiting` knows of other replicas' followers. */
+export interface Elsewhere {
+  has(askId: string): boolean;
+  mine(askId: string, following: boolean): void;
+}
+
 export class Waiting {
-  readonly followers = new Followers();
+  readonly followers: Followers;
+  #elsewhere?: Elsewhere;
   #perToken = new Map<string, number>();
   #leases = new Map<string, { follower: Follower; timer: ReturnType<typeof setTimeout> }>();
   #stopping = false;
@@ -46,14 +53,22 @@ export class Waiting {
     readonly calls: CallRecords,
     readonly tasks: TaskRecords,
     private limits: WaitingLimits,
-  ) {}
+  ) {
+    this.followers = new Followers((askId, following) => this.#elsewhere?.mine(askId, following));
+  }
 
+  /** With replicas: followers on the others count too, and this one's flips are told to them. */
+  shareWith(elsewhere: Elsewhere): void {
+    this.#elsewhere = elsewhere;
+  }
+
+  /** Whether a call or task follows the ask, on this replica or another. */
   isFollowed(askId: string): boolean {
-    return this.followers.isFollowed(askId);
+    return this.followers.isFollowed(askId) || (this.#elsewhere?.has(askId) ?? false);
   }
 
   withWaiting(ask: Ask): Ask {
-    return { ...ask, waiting: this.followers.isFollowed(ask.id) };
+    return { ...ask, waiting: this.isFollowed(ask.id) };
   }
 
   private async load(caller: Caller, askId: string): Promise<VersionedAsk> {

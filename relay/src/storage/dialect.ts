@@ -4,7 +4,7 @@
 import type { Column, SQL } from "drizzle-orm";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type * as schema from "./schema.ts";
-import type { AskChange } from "./store.ts";
+import type { AskChange, FollowChange } from "./store.ts";
 
 /**
  * The queries' view of either database. Both schemas declare the same tables and columns (a test
@@ -26,6 +26,10 @@ export interface Dialect {
   transaction<T>(fn: (tx: Query) => Promise<T>): Promise<T>;
   /** Tells the other replicas, when `tx` commits, that an ask changed. */
   announce(tx: Query, change: AskChange): Promise<void>;
+  /** Tells the other replicas, when `tx` commits, that this one began or stopped following an ask. */
+  announceFollow(tx: Query, change: FollowChange): Promise<void>;
+  /** The replicas connected to this database now (by the name each gives its connections). */
+  liveReplicas(): Promise<string[]>;
   /** Milliseconds since 1970 of an ISO time column, in this dialect's time arithmetic. */
   epochMs(column: Column): SQL;
 }

@@ -178,3 +178,13 @@ export const authFailures = pgTable("auth_failures", {
   count: integer("count").notNull(),
   since: text("since").notNull(),
 });
+
+export const askFollowers = pgTable(
+  "ask_followers",
+  {
+    askId: text("ask_id").notNull(),
+    replica: text("replica").notNull(),
+    since: text("since").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.askId, t.replica] }), index("ask_followers_replica").on(t.replica)],
+);

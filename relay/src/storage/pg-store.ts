@@ -11,11 +11,15 @@ import type { Dialect, Query } from "./dialect.ts";
 import * as pgSchema from "./pg-schema.ts";
 import type * as schema from "./schema.ts";
 import { storeOver } from "./records/store-over.ts";
-import type { AskChange, Store } from "./store.ts";
+import type { AskChange, FollowChange, Store } from "./store.ts";
 
 const MIGRATIONS = join(import.meta.dir, "pg-migrations");
 /** The channel every replica listens on for ask changes. */
 export const ASK_CHANNEL = "loopback_asks";
+/** The channel every replica listens on for which replica follows which ask. */
+export const FOLLOW_CHANNEL = "loopback_follows";
+/** Every connection of a replica names it: the database's list of connections says which replicas are alive. */
+const APPLICATION_PREFIX = "loopback ";
 /** Held while migrating, so replicas starting together apply each migration once. */
 const MIGRATION_LOCK = 7_310_010;
 /** Connections per replica; the listener holds one more of its own. */
@@ -30,7 +34,7 @@ export interface PgStoreOptions {
 export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
   const replica = opts.replica ?? newId("rpl");
   // Notices (such as "relation already exists, skipping" from the migrator) are not the relay's news.
-  const client = postgres(url, { max: opts.pool ?? DEFAULT_POOL, onnotice: () => {}, connection: { application_name: `loopback ${replica}` } });
+  const client = postgres(url, { max: opts.pool ?? DEFAULT_POOL, onnotice: () => {}, connection: { application_name: `${APPLICATION_PREFIX}${replica}` } });
   try {
     await migrateOnce(url);
   } catch (e) {
@@ -54,10 +58,27 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     announce: async (tx, change) => {
       await (tx as unknown as typeof db).execute(sql`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`);
     },
+    announceFollow: async (tx, change) => {
+      await (tx as unknown as typeof db).execute(sql`select pg_notify(${FOLLOW_CHANNEL}, ${JSON.stringify(change)})`);
+    },
     epochMs: (column: Column) => sql`(extract(epoch from ${column}::timestamptz) * 1000)`,
+    // A killed replica's connections close with it; PostgreSQL drops them from this view at once.
+    liveReplicas: async () => {
+      const rows = await client<{ replica: string }[]>`
+        select distinct substr(application_name, ${APPLICATION_PREFIX.length + 1}) as replica
+        from pg_stat_activity
+        where datname = current_database() and application_name like ${`${APPLICATION_PREFIX}rpl_%`}`;
+      return rows.map((r) => r.replica);
+    },
   };
   return storeOver(dialect, replica, {
-    listen: async (onChange, onReady) => {
+    listen: async (onChange, onReady, onFollow) => {
+      const follows = onFollow
+        ? await client.listen(FOLLOW_CHANNEL, (payload) => {
+            const change = parseFollow(payload);
+            if (change && change.replica !== replica) onFollow(change);
+          })
+        : undefined;
       const listening = await client.listen(
         ASK_CHANNEL,
         (payload) => {
@@ -67,7 +88,12 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
         // postgres.js calls this on the first LISTEN and after every reconnection.
         () => onReady?.(),
       );
-      return { close: () => listening.unlisten() };
+      return {
+        close: async () => {
+          await listening.unlisten();
+          await follows?.unlisten();
+        },
+      };
     },
     close: () => client.end({ timeout: 5 }),
   });
@@ -82,6 +108,14 @@ async function migrateOnce(url: string): Promise<void> {
   } finally {
     await one.end({ timeout: 5 });
   }
+}
+
+function parseFollow(payload: string): FollowChange | undefined {
+  try {
+    const c = JSON.parse(payload);
+    if (typeof c.askId === "string" && typeof c.replica === "string" && typeof c.following === "boolean") return c;
+  } catch {}
+  return undefined;
 }
 
 function parseChange(payload: string): AskChange | undefined {

@@ -216,3 +216,18 @@ export const authFailures = sqliteTable("auth_failures", {
   /** When the window that `count` covers began (ISO time). */
   since: text("since").notNull(),
 });
+
+/**
+ * Which replica has a call or a task following which ask, so every replica's inbox shows `waiting`
+ * as it is across all of them. Kept by the PostgreSQL store only (one relay on its file knows it in
+ * memory); a replica counts while it holds a connection to the database.
+ */
+export const askFollowers = sqliteTable(
+  "ask_followers",
+  {
+    askId: text("ask_id").notNull(),
+    replica: text("replica").notNull(),
+    since: text("since").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.askId, t.replica] }), index("ask_followers_replica").on(t.replica)],
+);

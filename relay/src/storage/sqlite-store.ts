@@ -12,7 +12,7 @@ import type { Store } from "./store.ts";
 
 const turnsByFile = new Map<string, Serial>();
 
-export function sqliteDialect(db: Db): Dialect {
+export function sqliteDialect(db: Db, replica: string): Dialect {
   const client = db.$client;
   const turns = turnsByFile.get(client.filename) ?? new Serial();
   turnsByFile.set(client.filename, turns);
@@ -49,6 +49,8 @@ export function sqliteDialect(db: Db): Dialect {
     transaction: (fn) => turns.run(() => inTransaction(fn)),
     // One relay per file: there is nobody else to tell.
     announce: async () => {},
+    announceFollow: async () => {},
+    liveReplicas: async () => [replica],
     // Julian days since 4714 BC; 2440587.5 of them fell before 1970.
     epochMs: (column: Column) => sql`((julianday(${column}) - 2440587.5) * 86400000)`,
   };
@@ -61,7 +63,8 @@ export function openSqliteStore(dataDir: string): Store {
 
 /** The store over an open SQLite database (tests open one beside a relay's to look at its file). */
 export function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
-  return storeOver(sqliteDialect(db), newId("rpl"), {
+  const replica = newId("rpl");
+  return storeOver(sqliteDialect(db, replica), replica, {
     // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere.
     listen: async (_onChange, onReady) => {
       onReady?.();

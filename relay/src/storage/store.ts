@@ -171,6 +171,26 @@ export interface PushRecords {
   claimNotice(askId: string, turn: number, at: string): Promise<boolean>;
 }
 
+/** A replica began or stopped following an ask (a call or a task waits on it there). */
+export interface FollowChange {
+  askId: string;
+  replica: string;
+  following: boolean;
+}
+
+export interface FollowRecords {
+  /** This replica follows an ask from now on, or no longer does; the other replicas are told. */
+  set(askId: string, following: boolean, at: string): Promise<void>;
+  /** What these replicas follow. */
+  following(replicas: string[]): Promise<{ askId: string; replica: string }[]>;
+  /** The replicas holding a connection to the database now, this one included. */
+  alive(): Promise<string[]>;
+  /** Forgets what replicas other than these followed (they are gone). */
+  forgetAllBut(alive: string[]): Promise<void>;
+  /** This replica stops: it follows nothing. */
+  leave(): Promise<void>;
+}
+
 /** An ask changed on some replica: which, where, its version after the change, and who wrote it. */
 export interface AskChange {
   askId: string;
@@ -193,11 +213,12 @@ export interface Store {
   readonly tickets: TicketRecords;
   readonly failures: FailureCountRecords;
   readonly push: PushRecords;
+  readonly follows: FollowRecords;
   /**
    * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
    * ask); `onReady` once listening, and again after every reconnection, when changes may have been
    * missed and whoever waits should read again.
    */
-  listen(onChange: (change: AskChange) => void, onReady?: () => void): Promise<{ close(): Promise<void> }>;
+  listen(onChange: (change: AskChange) => void, onReady?: () => void, onFollow?: (change: FollowChange) => void): Promise<{ close(): Promise<void> }>;
   close(): Promise<void>;
 }

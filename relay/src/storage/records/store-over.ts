@@ -4,6 +4,7 @@ import type { Store } from "../store.ts";
 import { SqlAskRecords } from "./ask-records.ts";
 import { SqlCallRecords } from "./call-records.ts";
 import { SqlFailureCounts } from "./failure-counters.ts";
+import { SqlFollowRecords } from "./follow-records.ts";
 import { SqlPushRecords } from "./push-records.ts";
 import { SqlSessionRecords } from "./session-records.ts";
 import { SqlTaskRecords } from "./task-records.ts";
@@ -24,6 +25,7 @@ export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen
     tickets: new SqlTicketRecords(d),
     failures: new SqlFailureCounts(d),
     push: new SqlPushRecords(d),
+    follows: new SqlFollowRecords(d, replica),
     ...rest,
   };
 }

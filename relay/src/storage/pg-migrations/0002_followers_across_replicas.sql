@@ -1,0 +1,8 @@
+CREATE TABLE "ask_followers" (
+	"ask_id" text NOT NULL,
+	"replica" text NOT NULL,
+	"since" text NOT NULL,
+	CONSTRAINT "ask_followers_ask_id_replica_pk" PRIMARY KEY("ask_id","replica")
+);
+--> statement-breakpoint
+CREATE INDEX "ask_followers_replica" ON "ask_followers" USING btree ("replica");

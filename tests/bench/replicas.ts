@@ -1,0 +1,187 @@
+// Several relays on one PostgreSQL database, measured from the outside as bench.ts measures one:
+// the reply → agent path with the person on the agent's replica and on another (the reply then
+// reaches the waiting call through NOTIFY), beside one durable PostgreSQL commit sampled between the
+// same rounds; complete cycles per second with 1, 2 and 3 replicas; many agents waiting spread over
+// two replicas. `benchReplicas` is what bench.ts calls; it returns the rows it measured.
+import postgres from "postgres";
+import { Agent, structured } from "../support/agent.ts";
+import { Person } from "../support/person.ts";
+import { freshDatabase, RelayProcess } from "../support/relay-process.ts";
+
+export interface ReplicaRow {
+  figure: string;
+  p50?: number;
+  p90?: number;
+  p99?: number;
+  max?: number;
+  value?: string;
+  goal: string;
+  met?: boolean;
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
+};
+const spread = (xs: number[]) => ({ p50: pct(xs, 50), p90: pct(xs, 90), p99: pct(xs, 99), max: Math.max(...xs) });
+const now = () => performance.now();
+const ENV = { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000" };
+
+async function replicas(n: number): Promise<{ relays: RelayProcess[]; url: string; person: string; agent: string; close(): Promise<void> }> {
+  const url = await freshDatabase();
+  const relays: RelayProcess[] = [];
+  for (let i = 0; i < n; i++) relays.push(await new RelayProcess({ env: { ...ENV, LOOPBACK_DATABASE_URL: url } }).start());
+  return {
+    relays,
+    url,
+    person: await relays[0].token("bench"),
+    agent: await relays[0].token("bench", { agent: true }),
+    close: async () => {
+      for (const r of relays) await r.dispose();
+    },
+  };
+}
+
+async function rawReply(base: string, token: string, askId: string, reply: unknown): Promise<number> {
+  const res = await fetch(`${base}/api/v1/asks/${askId}/reply`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify(reply),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+/** Rounds with a pause before each, alternating the person on the agent's replica (A) and on B. */
+async function acrossReplicas(runs: number, pauseMs: number) {
+  const set = await replicas(2);
+  const [a, b] = set.relays;
+  const floorDb = postgres(set.url, { max: 1, onnotice: () => {} });
+  await floorDb`create table if not exists floor (id serial primary key, body text)`;
+  const agent = await Agent.connect(a.url, set.agent, "bench-replicas", "1.0");
+  const socket = await new Person(a.url, set.person).socket(false);
+  await socket.next((f) => f.type === "snapshot");
+  const out = { same: [] as number[], across: [] as number[], commit: [] as number[] };
+  const warmup = 10;
+  for (let i = 0; i < 2 * (runs + warmup); i++) {
+    const replyOn = i % 2 ? b : a;
+    if (pauseMs) await Bun.sleep(pauseMs);
+    const t = now();
+    await floorDb`insert into floor (body) values (${'{"outcome":"answered","selected":["B"]}'})`;
+    const commit = now() - t;
+    if (pauseMs) await Bun.sleep(pauseMs);
+    const call = agent.call("ask_question", { question: `Across ${i}?`, project: "replicas", options: [{ label: "A" }, { label: "B" }] });
+    const opened = (await socket.next((f) => f.type === "ask.opened")) as any;
+    const returned = call.then((result) => (structured(result), now()));
+    const t2 = now();
+    if ((await rawReply(replyOn.url, set.person, opened.ask.id, { outcome: "answered", selected: ["B"] })) !== 200) throw new Error("the reply was refused");
+    const t3 = await returned;
+    if (i >= 2 * warmup) {
+      out.commit.push(commit);
+      (replyOn === a ? out.same : out.across).push(t3 - t2);
+    }
+    socket.frames.length = 0;
+  }
+  socket.close();
+  await agent.close();
+  await floorDb.end({ timeout: 1 });
+  await set.close();
+  return out;
+}
+
+/** Complete cycles per second, agents spread over `n` replicas, the person answering on the agent's replica. */
+async function cycles(n: number, agentCount: number, seconds: number): Promise<number> {
+  const set = await replicas(n);
+  const sockets = await Promise.all(set.relays.map((r) => new Person(r.url, set.person).socket(false)));
+  await Promise.all(sockets.map((s) => s.next((f) => f.type === "snapshot")));
+  let stop = false;
+  // Each replica's inbox answers the asks its own agents opened: the person's reply lands where the call is.
+  const answering = sockets.map(async (socket, i) => {
+    while (!stop && !socket.closed) {
+      const f = (await socket.next((x) => x.type === "ask.opened" && (x as any).ask.project === `cycles-${i}`, 60_000).catch(() => undefined)) as any;
+      if (f && !stop) void rawReply(set.relays[i].url, set.person, f.ask.id, { outcome: "answered", selected: ["A"] });
+    }
+  });
+  for (const s of sockets) s.frames.length = 0;
+  const agents = await Promise.all(Array.from({ length: agentCount }, (_, i) => Agent.connect(set.relays[i % n].url, set.agent, "bench-cycle", "1.0")));
+  let done = 0;
+  const deadline = now() + seconds * 1000;
+  await Promise.all(
+    agents.map(async (agent, i) => {
+      for (let k = 0; now() < deadline; k++) {
+        const result = structured(await agent.call("ask_question", { question: `Go ${i}.${k}?`, project: `cycles-${i % n}`, options: [{ label: "A" }, { label: "B" }] }));
+        if (!result.reply) throw new Error(`cycle ended without a reply: ${JSON.stringify(result)}`);
+        done++;
+      }
+    }),
+  );
+  stop = true;
+  for (const s of sockets) s.close();
+  await Promise.all(answering);
+  await Promise.all(agents.map((a) => a.close()));
+  await set.close();
+  return done / seconds;
+}
+
+/** `count` agents waiting at once, half on each of two replicas; the person answers them all on the first. */
+async function manyWaiting(count: number) {
+  const set = await replicas(2);
+  const person = new Person(set.relays[0].url, set.person);
+  const perSession = 100;
+  const agents: Agent[] = [];
+  for (let i = 0; i < Math.ceil(count / perSession); i++) agents.push(await Agent.connect(set.relays[i % 2].url, set.agent, "bench-many", "1.0"));
+  const started = now();
+  const calls = Array.from({ length: count }, (_, i) => agents[i % agents.length].call("ask_question", { question: `Many ${i}?`, project: "many" }).then(structured));
+  let open: any[] = [];
+  for (;;) {
+    open = (await person.snapshot()).open.filter((a) => a.project === "many" && a.waiting);
+    if (open.length === count || now() - started > 180_000) break;
+    await Bun.sleep(500);
+  }
+  const allWaitingMs = now() - started;
+  const rss = set.relays.map((r) => r.rss());
+  const t = now();
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 32 }, async () => {
+      while (next < open.length) await rawReply(set.relays[0].url, set.person, open[next++].id, { outcome: "answered", selected: [], text: "yes" });
+    }),
+  );
+  const results = (await Promise.all(calls)) as any[];
+  const answeredMs = now() - t;
+  const answered = results.filter((r) => r.reply?.outcome === "answered").length;
+  await Promise.all(agents.map((a) => a.close()));
+  await set.close();
+  return { answered, rss, allWaitingMs, answeredMs };
+}
+
+export async function benchReplicas({ smoke = false } = {}): Promise<ReplicaRow[]> {
+  const rows: ReplicaRow[] = [];
+  const r = await acrossReplicas(smoke ? 5 : 100, 100);
+  const commit = spread(r.commit);
+  const across = spread(r.across);
+  rows.push({ figure: "replicas, paused 100 ms: floor, one durable PostgreSQL commit (between the rounds)", ...commit, goal: "—" });
+  rows.push({ figure: "replicas, paused 100 ms: reply on the agent's replica → agent", ...spread(r.same), goal: "—" });
+  rows.push({ figure: "replicas, paused 100 ms: reply on another replica → agent (NOTIFY)", ...across, goal: "p99 ≤ same-replica p99 + 50 ms", met: across.p99 <= spread(r.same).p99 + 50 });
+  const agentCount = smoke ? 10 : 50;
+  const seconds = smoke ? 2 : 10;
+  const perSecond: string[] = [];
+  for (const n of [1, 2, 3]) perSecond.push(`${n}: ${Math.round(await cycles(n, agentCount, seconds))}`);
+  rows.push({ figure: `replicas: throughput, ask → reply → return, ${agentCount} agents spread over 1, 2, 3 replicas`, value: `${perSecond.join(", ")} cycles/s`, goal: "—" });
+  const count = smoke ? 200 : 10_000;
+  const w = await manyWaiting(count);
+  const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
+  rows.push({
+    figure: `replicas: ${count.toLocaleString("en")} agents waiting at once, half on each of 2 replicas`,
+    value: `${w.answered}/${count} answered; RSS ${w.rss.map(mb).join(" + ")}; all waiting in ${(w.allWaitingMs / 1000).toFixed(1)} s, all answered in ${(w.answeredMs / 1000).toFixed(1)} s`,
+    goal: "all answered, none lost",
+    met: w.answered === count,
+  });
+  return rows;
+}
+
+if (import.meta.main) {
+  const rows = await benchReplicas({ smoke: process.argv.includes("--smoke") });
+  for (const row of rows) console.log(JSON.stringify(row));
+  process.exit(0);
+}
