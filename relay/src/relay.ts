@@ -18,6 +18,7 @@ import { openStore } from "./storage/open-store.ts";
 import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
 import { problem, LoopbackProblem } from "@loopback/shared/problems";
+import type { Ask } from "@loopback/shared/generated/types";
 
 export class Relay {
   readonly clock = new Clock();
@@ -96,16 +97,21 @@ export class Relay {
     // follow's own notice comes next): its first frame here says so too, as it does there.
     if (change.version === 0) this.#elsewhere?.heard({ askId: change.askId, replica: change.replica, following: true }, true);
     this.waiting.wake(change.askId);
-    this.#publish(change.askId, change.version === 0 ? "ask.opened" : "ask.updated");
+    this.#publish(change.askId, change.version === 0 ? "ask.opened" : "ask.updated", change);
   }
 
-  /** Publishes an ask as it now is to this replica's inboxes, after every earlier frame of it. */
-  #publish(askId: string, type: "ask.opened" | "ask.updated"): void {
+  /**
+   * Publishes an ask to this replica's inboxes, after every earlier frame of it: as `asOf` left it
+   * (read later, the ask may hold later turns, whose own changes come next), or as it now is.
+   */
+  #publish(askId: string, type: "ask.opened" | "ask.updated", asOf?: AskChange): void {
     const previous = this.#changes.get(askId) ?? Promise.resolve();
     const next = previous
       .then(async () => {
         const stored = await this.store.asks.get(askId);
-        if (stored) this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(stored.ask));
+        if (!stored) return;
+        if (asOf) this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(atChange(stored.ask, asOf)), asOf.version);
+        else this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(stored.ask), stored.version);
       })
       .catch((e) => console.warn("could not read an ask another replica changed", askId, e))
       .finally(() => {
@@ -139,4 +145,11 @@ export class Relay {
     await Promise.allSettled([...this.#changes.values()]);
     await this.store.close();
   }
+}
+
+/** The ask as a change left it: its opening, the turns it had then, and its status and times then. */
+function atChange(ask: Ask, change: AskChange): Ask {
+  if (ask.thread.length < change.turns) return ask;
+  const { closedAt: _closedAt, ...open } = ask;
+  return { ...open, thread: ask.thread.slice(0, change.turns), status: change.status, updatedAt: change.updatedAt, ...(change.closedAt ? { closedAt: change.closedAt } : {}) } as Ask;
 }

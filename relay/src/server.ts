@@ -9,6 +9,7 @@ import { revisionHeaders } from "./http/revision-headers.ts";
 import { webInbox } from "./http/web-inbox.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
 import { Relay } from "./relay.ts";
+import { requestUrl } from "./http/request-url.ts";
 
 export interface Running {
   relay: Relay;
@@ -58,7 +59,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       async fetch(request, srv) {
         const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
         addresses.set(request, address);
-        const { pathname } = new URL(request.url);
+        const { pathname } = requestUrl(request);
         // For load balancers and the benchmark's HTTP floor: answers without touching storage.
         if (pathname === "/healthz") return new Response(null, { status: 204, headers });
         if (pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);

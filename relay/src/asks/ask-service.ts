@@ -157,7 +157,7 @@ export class AskService {
     // Announced as waiting in its first frame, and held so until its call follows it: between the
     // two the call records where it starts, and a reader of the ask meanwhile must see the same.
     const release = this.waiting.hold(ask.id);
-    this.bus.publish(caller.spaceId, "ask.opened", { ...ask, waiting: true });
+    this.bus.publish(caller.spaceId, "ask.opened", { ...ask, waiting: true }, 0);
     return { askId: ask.id, opened: true, reclaimed: false, release };
   }
 
@@ -208,7 +208,7 @@ export class AskService {
       throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     }
     const shown = this.withWaiting(after);
-    this.bus.publish(caller.spaceId, "ask.updated", shown);
+    this.bus.publish(caller.spaceId, "ask.updated", shown, before.version + 1);
     this.waiting.wake(after.id);
     return shown;
   }

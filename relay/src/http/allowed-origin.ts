@@ -2,6 +2,7 @@
 // and those the operator lists in LOOPBACK_ALLOWED_ORIGINS. A client that sends no Origin is not a
 // browser page, and is let through to authenticate like any other.
 import { problem } from "@loopback/shared/problems";
+import { requestUrl } from "./request-url.ts";
 
 const EXTENSION_SCHEMES = new Set(["chrome-extension:", "moz-extension:"]);
 // A page served under another name that resolves here (DNS rebinding) is not the relay's own.
@@ -17,7 +18,7 @@ export function assertAllowedOrigin(request: Request, config: { publicUrl: strin
     throw problem("origin.refused", `Origin ${origin.slice(0, 100)} is not allowed.`);
   }
   if (EXTENSION_SCHEMES.has(url.protocol) && url.host) return;
-  const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
+  const host = (request.headers.get("host") ?? requestUrl(request).host).toLowerCase();
   const own = url.host === new URL(config.publicUrl).host || (url.host === host && LOOPBACK_NAMES.has(url.hostname));
   if (/^https?:$/.test(url.protocol) && own) return;
   if (config.allowedOrigins.some((allowed) => allowed.replace(/\/+$/, "").toLowerCase() === url.origin.toLowerCase())) return;

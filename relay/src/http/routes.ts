@@ -10,6 +10,7 @@ import { readCappedBody } from "./read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
 import { downgradeAsk, downgradePage, downgradeSnapshot } from "../revisions/downgrade.ts";
 import { assertNotNewer, clientRevision, revisionHeaders } from "./revision-headers.ts";
+import { requestUrl } from "./request-url.ts";
 
 const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(100));
 // Stored times are compared as text, so `before` is first brought to their exact form (UTC, milliseconds).
@@ -137,7 +138,7 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
   async function handle(request: Request): Promise<Response> {
     try {
       assertNotNewer(request);
-      const url = new URL(request.url);
+      const url = requestUrl(request);
       const path = url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : null;
       for (const r of path === null ? [] : routes) {
         if (r.method !== request.method) continue;

@@ -18,6 +18,7 @@ import type { SessionRecords, SessionRow } from "../storage/store.ts";
 import { createMcpServer, progress, type McpServices } from "./session.ts";
 import { toolError, toolResult } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
+import { requestUrl } from "../http/request-url.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -296,7 +297,7 @@ export class McpEndpoint {
    * own port); DNS rebinding needs a name of the attacker's, which only the public URL may be.
    */
   private assertTrustedOrigin(request: Request): void {
-    const host = (request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
+    const host = (request.headers.get("host") ?? requestUrl(request).host).toLowerCase();
     // Read on first use: the public URL is settled once the server listens, before any request.
     const publicHost = (this.#publicHost ??= new URL(this.relay.config.publicUrl).host.toLowerCase());
     if (host !== publicHost && !LOCAL_HOSTS.has(hostname(host))) throw problem("origin.refused", `Host ${host} is not this relay.`);

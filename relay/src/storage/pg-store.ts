@@ -121,7 +121,16 @@ function parseFollow(payload: string): FollowChange | undefined {
 function parseChange(payload: string): AskChange | undefined {
   try {
     const c = JSON.parse(payload);
-    if (typeof c.askId === "string" && typeof c.spaceId === "string" && Number.isInteger(c.version) && typeof c.replica === "string") return c;
+    if (
+      typeof c.askId === "string" &&
+      typeof c.spaceId === "string" &&
+      Number.isInteger(c.version) &&
+      typeof c.replica === "string" &&
+      Number.isInteger(c.turns) &&
+      typeof c.status === "string" &&
+      typeof c.updatedAt === "string"
+    )
+      return c;
   } catch {}
   // Someone else's NOTIFY on our channel: not an ask change.
   return undefined;

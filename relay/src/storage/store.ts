@@ -197,6 +197,14 @@ export interface AskChange {
   spaceId: string;
   version: number;
   replica: string;
+  /**
+   * The ask as this change left it, beyond its opening and thread: how many turns its thread had, its
+   * status and times. A replica that reads the ask later (and may find later turns) shows this version.
+   */
+  turns: number;
+  status: Ask["status"];
+  updatedAt: string;
+  closedAt?: string;
 }
 
 export interface Store {

@@ -7,7 +7,7 @@ import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../schema.ts";
-import type { AppendOutcome, AskRecords, VersionedAsk } from "../store.ts";
+import type { AppendOutcome, AskChange, AskRecords, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
 
 type AskRow = typeof asks.$inferSelect;
@@ -54,7 +54,7 @@ export class SqlAskRecords implements AskRecords {
         fingerprint: fingerprint ?? null,
         version: 0,
       });
-      await this.d.announce(q, { askId: ask.id, spaceId, version: 0, replica: this.replica });
+      await this.d.announce(q, { askId: ask.id, spaceId, version: 0, replica: this.replica, ...asLeft(ask) });
     });
   }
 
@@ -75,7 +75,7 @@ export class SqlAskRecords implements AskRecords {
           added.map((entry, i) => ({ askId: after.id, seq: from + i, revision: REVISION, author: entry.author, body: JSON.stringify(entry), at: entry.at })),
         );
       }
-      await this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica });
+      await this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica, ...asLeft(after) });
       return "appended";
     });
   }
@@ -157,6 +157,11 @@ export class SqlAskRecords implements AskRecords {
     }
     return rows.map((r) => assemble(r, byAsk.get(r.id) ?? []));
   }
+}
+
+/** What a change tells the other replicas of the ask it left, beyond the ask's id. */
+function asLeft(ask: Ask): Pick<AskChange, "turns" | "status" | "updatedAt" | "closedAt"> {
+  return { turns: ask.thread.length, status: ask.status, updatedAt: ask.updatedAt, ...(ask.closedAt ? { closedAt: ask.closedAt } : {}) };
 }
 
 function stored(row: AskRow, thread: EntryRow[]): VersionedAsk {
