@@ -37,7 +37,7 @@ export class Replicas {
   static async start(count: number, opts: ReplicasOptions = {}): Promise<Replicas> {
     const store = opts.store ?? "postgres";
     const postgres = store === "postgres" ? await new PostgresServer().start() : undefined;
-    const started: RelayProcess[] = [];
+    let relays: RelayProcess[] = [];
     let balancer: HaProxy | undefined;
     try {
       const databaseUrl = postgres?.createDatabase("loopback");
@@ -49,17 +49,18 @@ export class Replicas {
         LOOPBACK_PUBLIC_URL: `http://127.0.0.1:${balancerPort}`,
         ...opts.env,
       };
-      const relays = Array.from({ length: count }, () => new RelayProcess({ env }));
+      relays = Array.from({ length: count }, () => new RelayProcess({ env }));
       // The first one alone: it migrates the empty database and makes the first person's tokens,
       // which replicas racing on an empty database would each make.
-      started.push(await relays[0].start());
-      started.push(...(await Promise.all(relays.slice(1).map((r) => r.start()))));
-      balancer = await new HaProxy(balancerPort, relays.map((r, i) => ({ name: name(i), port: r.port })), BALANCER_SOURCE).start();
+      await relays[0].start();
+      await Promise.all(relays.slice(1).map((r) => r.start()));
+      balancer = new HaProxy(balancerPort, relays.map((r, i) => ({ name: name(i), port: r.port })), BALANCER_SOURCE);
+      await balancer.start();
       const replicas = new Replicas(relays, balancer, postgres, databaseUrl);
       for (let i = 0; i < count; i++) await balancer.until(name(i), "UP");
       return replicas;
     } catch (e) {
-      await Promise.allSettled(started.map((r) => r.dispose()));
+      await Promise.allSettled(relays.map((r) => r.dispose()));
       await balancer?.stop();
       postgres?.stop();
       throw e;
