@@ -87,6 +87,11 @@ export class Replicas {
     return this.relays[0].token(person, opts);
   }
 
+  /** Runs the real CLI on replica `at`'s host: it works on the shared database, whichever replica. */
+  cli(args: string[], at = 0) {
+    return this.relays[at].cli(args);
+  }
+
   /** `person`'s token as a Person on replica `at` (a number), or on the balancer (`"balancer"`). */
   person(token: string, at: number | "balancer"): Person {
     return new Person(at === "balancer" ? this.url : this.urlOf(at), token);
