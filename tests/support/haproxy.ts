@@ -123,16 +123,26 @@ export class HaProxy {
     return answer;
   }
 
-  /** Each replica's status as HAProxy's health checks see it, by server name. */
-  async statuses(): Promise<Record<string, ServerStatus>> {
+  /** One column of HAProxy's stats for each replica, by server name. */
+  async #stat(column: string): Promise<Record<string, string>> {
     const csv = (await this.admin("show stat")).trim().split("\n");
     const header = csv[0].replace(/^# /, "").split(",");
     const col = (name: string) => header.indexOf(name);
-    const out: Record<string, ServerStatus> = {};
+    const out: Record<string, string> = {};
     for (const row of csv.slice(1).map((l) => l.split(","))) {
-      if (row[col("pxname")] === "relays" && row[col("svname")] !== "BACKEND") out[row[col("svname")]] = row[col("status")];
+      if (row[col("pxname")] === "relays" && row[col("svname")] !== "BACKEND") out[row[col("svname")]] = row[col(column)];
     }
     return out;
+  }
+
+  /** Each replica's status as HAProxy's health checks see it, by server name. */
+  statuses(): Promise<Record<string, ServerStatus>> {
+    return this.#stat("status");
+  }
+
+  /** How many connections HAProxy holds open to each replica now (`scur`), by server name. */
+  async sessions(): Promise<Record<string, number>> {
+    return Object.fromEntries(Object.entries(await this.#stat("scur")).map(([k, v]) => [k, Number(v)]));
   }
 
   /** Waits until HAProxy's checks say `name` is `status` (`UP` or `DOWN`); returns how long that took, in ms. */
