@@ -52,6 +52,26 @@ describe.each([2, 3])("%i replicas on one database", (count) => {
     await agent.close();
   }, 30_000);
 
+  test("an ask whose call waits on one replica says waiting on every replica: read, in the snapshot, and on the socket", async () => {
+    const sockets = await Promise.all(Array.from({ length: count }, (_, i) => r.person(personToken, i).socket()));
+    for (const socket of sockets) await socket.next((f) => f.type === "snapshot");
+    const agent = await r.agent(agentToken, 0);
+    const project = newProject();
+    const call = running(agent.call("request_review", reviewInput(project)));
+    const ask = await openedAsk(r.person(personToken, 0), project, call);
+    for (let i = 0; i < count; i++) {
+      const person = r.person(personToken, i);
+      await askWhen(person, ask.id, (a) => a.waiting, `replica ${i} says the call on replica 0 follows the ask`);
+      expect({ replica: i, waiting: (await person.snapshot()).open.find((a) => a.id === ask.id)?.waiting }).toEqual({ replica: i, waiting: true });
+      await until(() => sockets[i].frames.some((f) => about(ask.id)(f) && (f as AskFrame).ask.waiting), `replica ${i}'s socket shows the ask waiting`);
+    }
+    // The agent gives up its call: every replica says nobody waits any more.
+    await agent.close();
+    for (let i = 0; i < count; i++) await askWhen(r.person(personToken, i), ask.id, (a) => !a.waiting, `replica ${i} says nobody follows the ask`);
+    expect((await r.person(personToken, 1).reply(ask.id, { outcome: "dismissed" })).status).toBe(200);
+    for (const socket of sockets) socket.close();
+  }, 30_000);
+
   test("sockets on every replica see every change of asks worked on all replicas, in order per ask", async () => {
     const sockets: EventSocket[] = [];
     for (let i = 0; i < count; i++) {
