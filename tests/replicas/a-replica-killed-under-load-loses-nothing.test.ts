@@ -54,11 +54,11 @@ describe.each([2, 3])("%i replicas behind HAProxy", (count) => {
       c.call = running(agent.client.callTool({ name: "ask_question", arguments: questionInput(project) }, undefined, options) as Promise<CallToolResult>);
       return c;
     });
-    const watcher = r.person(personToken, 0);
     const asks = await until(
       async () => {
-        const open = (await watcher.snapshot()).open.filter((a) => a.waiting);
-        const byProject = new Map(open.map((a) => [a.project!, a.id]));
+        // Each replica is asked: the one holding a call says it waits, whatever the others know.
+        const open = await Promise.all(Array.from({ length: count }, async (_, i) => (await r.person(personToken, i).snapshot()).open.filter((a) => a.waiting)));
+        const byProject = new Map(open.flat().map((a) => [a.project!, a.id]));
         return calls.every((c) => c.resumable && byProject.has(c.project)) && byProject;
       },
       `all ${AGENTS} asks are open, their calls following and their streams begun`,
@@ -87,7 +87,7 @@ describe.each([2, 3])("%i replicas behind HAProxy", (count) => {
     await until(() => acknowledged.size >= AGENTS / 4, "a quarter of the replies are acknowledged");
     const outOfRotationMs = await r.kill9(VICTIM);
     await answering;
-    console.log(`${count} replicas: the killed one was out of HAProxy's rotation ${Math.round(outOfRotationMs)} ms after it died; ${unacknowledged.length} replies unacknowledged`);
+    console.log(`${count} replicas: HAProxy connections open per replica ${JSON.stringify(held)}; the killed one (${r.nameOf(VICTIM)}) was out of HAProxy's rotation ${Math.round(outOfRotationMs)} ms after it died; ${unacknowledged.length} replies sent to it unacknowledged`);
 
     // A reply the balancer could not acknowledge (its replica died handling it) is sent again: it
     // was either never committed (200 now) or committed (409 ask.closed, and it is in the thread).

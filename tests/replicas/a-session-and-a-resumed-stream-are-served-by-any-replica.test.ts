@@ -115,7 +115,7 @@ describe.each([2, 3])("%i replicas on one database", (count) => {
     expect(priming.id).toMatch(/^cal_/);
     const person = r.person(personToken, replied);
     const ask = await openedAsk(person, project);
-    await askWhen(person, ask.id, (a) => a.waiting, "the call follows it");
+    await askWhen(r.person(personToken, began), ask.id, (a) => a.waiting, "the call follows it");
     // The client goes away before the answer: its replica may as well have died.
     gone.abort();
     expect((await person.reply(ask.id, { outcome: "answered", selected: ["Redis"] })).status).toBe(200);
