@@ -1,6 +1,7 @@
 // `bun run test`: the linter and every test of the project, in order, on this machine. Installs Debian's Chromium
 // and Firefox ESR for the browser tests when they are missing and this user may (root with
-// apt-get), as the storage tests do for PostgreSQL (tests/support/postgres.ts), builds what the
+// apt-get), as the storage tests do for PostgreSQL (tests/support/postgres.ts) and the replica tests
+// for HAProxy (tests/support/haproxy.ts), builds what the
 // browser tests load, and ends with one line: "N passed, N failed".
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -57,6 +58,7 @@ const STEPS: Step[] = [
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
   { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults"], counts: bunCounts },
+  { name: "replicas: several relays on one PostgreSQL behind HAProxy", cmd: ["bun", "test", "tests/replicas"], counts: bunCounts },
   { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
   { name: "replicas: several relays on one PostgreSQL database", cmd: ["bun", "test", "tests/replicas"], counts: bunCounts },
   { name: "relay on PostgreSQL: the relay suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/relay")], env: POSTGRES, counts: bunCounts },

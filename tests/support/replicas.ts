@@ -1,0 +1,127 @@
+// Several relays on one PostgreSQL database behind a real HAProxy, as a team would run them: one
+// private PostgreSQL (tests/support/postgres.ts), N relay processes (`loopback serve`, each on its
+// own port and data directory, all with one LOOPBACK_DATABASE_URL), and HAProxy running
+// docs/haproxy.cfg in front. Tests talk to a replica directly to know which one serves them, or to
+// the balancer as agents and inboxes do. Everything is torn down by `dispose`, and by the process's
+// exit when a test fails before it.
+import { Agent } from "./agent.ts";
+import { HaProxy } from "./haproxy.ts";
+import { Person } from "./person.ts";
+import { PostgresServer } from "./postgres.ts";
+import { freePort, RelayProcess } from "./relay-process.ts";
+import { assertNoInternalErrors } from "./scene.ts";
+
+export interface ReplicasOptions {
+  /** Extra environment for every replica, such as `LOOPBACK_STREAM_RETRY_S`. */
+  env?: Record<string, string>;
+  /**
+   * `sqlite` gives each replica a SQLite file of its own: not a valid replica setup (they share
+   * nothing), only a way to exercise HAProxy, health checks and the scene before the relay runs on
+   * PostgreSQL. `postgres` (the default) is the real thing.
+   */
+  store?: "postgres" | "sqlite";
+}
+
+/** The address HAProxy connects to the replicas from, which they trust for X-Forwarded-For. */
+const BALANCER_SOURCE = "127.0.0.2";
+
+export class Replicas {
+  private constructor(
+    readonly relays: RelayProcess[],
+    readonly balancer: HaProxy,
+    readonly postgres: PostgresServer | undefined,
+    readonly databaseUrl: string | undefined,
+  ) {}
+
+  /** Starts PostgreSQL, `count` replicas on one database, and HAProxy in front of them. */
+  static async start(count: number, opts: ReplicasOptions = {}): Promise<Replicas> {
+    const store = opts.store ?? "postgres";
+    const postgres = store === "postgres" ? await new PostgresServer().start() : undefined;
+    let relays: RelayProcess[] = [];
+    let balancer: HaProxy | undefined;
+    try {
+      const databaseUrl = postgres?.createDatabase("loopback");
+      const balancerPort = await freePort();
+      const env = {
+        ...(databaseUrl && { LOOPBACK_DATABASE_URL: databaseUrl }),
+        LOOPBACK_TRUSTED_PROXIES: BALANCER_SOURCE,
+        // Upload and inbox links point at the balancer, as in production.
+        LOOPBACK_PUBLIC_URL: `http://127.0.0.1:${balancerPort}`,
+        ...opts.env,
+      };
+      relays = Array.from({ length: count }, () => new RelayProcess({ env }));
+      // The first one alone: it migrates the empty database and makes the first person's tokens,
+      // which replicas racing on an empty database would each make.
+      await relays[0].start();
+      await Promise.all(relays.slice(1).map((r) => r.start()));
+      balancer = new HaProxy(balancerPort, relays.map((r, i) => ({ name: name(i), port: r.port })), BALANCER_SOURCE);
+      await balancer.start();
+      const replicas = new Replicas(relays, balancer, postgres, databaseUrl);
+      for (let i = 0; i < count; i++) await balancer.until(name(i), "UP");
+      return replicas;
+    } catch (e) {
+      await Promise.allSettled(relays.map((r) => r.dispose()));
+      await balancer?.stop();
+      postgres?.stop();
+      throw e;
+    }
+  }
+
+  /** The balancer's URL: where agents and inboxes connect. */
+  get url(): string {
+    return this.balancer.url;
+  }
+
+  /** Replica `i`'s own URL, past the balancer. */
+  urlOf(i: number): string {
+    return this.relays[i].url;
+  }
+
+  /** HAProxy's name for replica `i`. */
+  nameOf(i: number): string {
+    return name(i);
+  }
+
+  /** Mints a token with the real CLI (on the shared database, so every replica knows it). */
+  token(person: string, opts: { agent?: boolean; space?: string } = {}): Promise<string> {
+    return this.relays[0].token(person, opts);
+  }
+
+  /** Runs the real CLI on replica `at`'s host: it works on the shared database, whichever replica. */
+  cli(args: string[], at = 0) {
+    return this.relays[at].cli(args);
+  }
+
+  /** `person`'s token as a Person on replica `at` (a number), or on the balancer (`"balancer"`). */
+  person(token: string, at: number | "balancer"): Person {
+    return new Person(at === "balancer" ? this.url : this.urlOf(at), token);
+  }
+
+  /** An agent connected over the official SDK client to replica `at`, or to the balancer. */
+  agent(token: string, at: number | "balancer", client = "test-agent"): Promise<Agent> {
+    return Agent.connect(at === "balancer" ? this.url : this.urlOf(at), token, client, "1.0.0");
+  }
+
+  /** Kills replica `i` with SIGKILL, as a crash would, and waits until HAProxy has taken it out of rotation. */
+  async kill9(i: number): Promise<number> {
+    await this.relays[i].kill9();
+    return this.balancer.until(name(i), "DOWN");
+  }
+
+  /** Starts replica `i` again on its port and waits until HAProxy has it back in rotation. */
+  async restart(i: number): Promise<void> {
+    await this.relays[i].start();
+    await this.balancer.until(name(i), "UP");
+  }
+
+  /** Stops every replica, HAProxy and PostgreSQL; fails if a replica logged an internal error. */
+  async dispose(): Promise<void> {
+    const logs = this.relays.map((r) => r.log);
+    await Promise.allSettled(this.relays.map((r) => r.dispose()));
+    await this.balancer.stop();
+    this.postgres?.stop();
+    for (const log of logs) assertNoInternalErrors(log);
+  }
+}
+
+const name = (i: number) => `r${i + 1}`;
