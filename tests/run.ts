@@ -5,6 +5,7 @@
 // browser tests load, and ends with one line: "N passed, N failed".
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { PostgresServer } from "./support/postgres.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const CHROMIUM = process.env.LOOPBACK_CHROMIUM ?? "/usr/bin/chromium";
@@ -114,6 +115,11 @@ async function run(step: Step): Promise<{ passed: number; failed: number; ok: bo
   return { ...counts, ok: proc.exitCode === 0 };
 }
 
+// One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
+// (`bun test` runs no exit handlers, so a server a test process starts would outlive it).
+let pg: PostgresServer | undefined;
+const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench");
+
 let passed = 0;
 let failed = 0;
 const broken: string[] = [];
@@ -124,12 +130,20 @@ try {
   console.error(String((e as Error).message));
   broken.push("browsers");
 }
-for (const step of STEPS) {
-  if (only.length && !only.some((o) => step.name.startsWith(o))) continue;
-  const r = await run(step);
-  passed += r.passed;
-  failed += r.failed;
-  if (!r.ok) broken.push(step.name);
+try {
+  for (const step of STEPS) {
+    if (only.length && !only.some((o) => step.name.startsWith(o))) continue;
+    if (needsPostgres(step) && !pg) {
+      pg = await new PostgresServer().start();
+      process.env.LOOPBACK_TEST_PG = pg.url("postgres");
+    }
+    const r = await run(step);
+    passed += r.passed;
+    failed += r.failed;
+    if (!r.ok) broken.push(step.name);
+  }
+} finally {
+  pg?.stop();
 }
 console.log(`\n${broken.length ? `Failed steps: ${broken.join("; ")}` : "Every step passed"} in ${Math.round((Date.now() - started) / 1000)} s.`);
 // A step that failed without a failing test (a crash, a build error) still counts as a failure.

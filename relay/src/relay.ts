@@ -18,7 +18,7 @@ import { openStore } from "./storage/open-store.ts";
 import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
 import { problem, LoopbackProblem } from "@loopback/shared/problems";
-import type { Ask } from "@loopback/shared/generated/types";
+import { askAsOf } from "./asks/ask-as-of.ts";
 
 export class Relay {
   readonly clock = new Clock();
@@ -105,13 +105,14 @@ export class Relay {
    * (read later, the ask may hold later turns, whose own changes come next), or as it now is.
    */
   #publish(askId: string, type: "ask.opened" | "ask.updated", asOf?: AskChange): void {
+    // Without `asOf` only its `waiting` changed: shown at the version already shown here.
     const previous = this.#changes.get(askId) ?? Promise.resolve();
     const next = previous
       .then(async () => {
         const stored = await this.store.asks.get(askId);
         if (!stored) return;
-        if (asOf) this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(atChange(stored.ask, asOf)), asOf.version);
-        else this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(stored.ask), stored.version);
+        if (asOf) this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(askAsOf(stored.ask, asOf)), asOf.version);
+        else this.bus.republish(stored.spaceId, this.waiting.withWaiting(stored.ask), stored.version);
       })
       .catch((e) => console.warn("could not read an ask another replica changed", askId, e))
       .finally(() => {
@@ -145,11 +146,4 @@ export class Relay {
     await Promise.allSettled([...this.#changes.values()]);
     await this.store.close();
   }
-}
-
-/** The ask as a change left it: its opening, the turns it had then, and its status and times then. */
-function atChange(ask: Ask, change: AskChange): Ask {
-  if (ask.thread.length < change.turns) return ask;
-  const { closedAt: _closedAt, ...open } = ask;
-  return { ...open, thread: ask.thread.slice(0, change.turns), status: change.status, updatedAt: change.updatedAt, ...(change.closedAt ? { closedAt: change.closedAt } : {}) } as Ask;
 }

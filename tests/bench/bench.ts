@@ -9,6 +9,7 @@ import { Agent, structured } from "../support/agent.ts";
 import { EventSocket, Person } from "../support/person.ts";
 import { RelayProcess, ROOT } from "../support/relay-process.ts";
 import { benchPush } from "./push.ts";
+import { benchReplicas } from "./replicas.ts";
 import { benchSidepanel } from "./sidepanel.ts";
 
 const SMOKE = process.argv.includes("--smoke");
@@ -345,6 +346,9 @@ rows.push({
   goal: "≤ 1.2× without comments",
   met: withComments.p50 <= 1.2 * panel.p50,
 });
+
+// Several relays on one PostgreSQL database: across replicas beside the same replica and a PostgreSQL commit.
+rows.push(...(await benchReplicas({ smoke: SMOKE })));
 
 // --- report ---------------------------------------------------------------------------------------
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Bun ${Bun.version}`;

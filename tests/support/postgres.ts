@@ -2,7 +2,7 @@
 // directory on a free loopback port, run as the `postgres` user (its tools refuse root), with trust
 // authentication for connections from this machine, and torn down after. Installed with apt-get
 // when missing and this user may, as the browser tests do for Chromium.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,13 +33,48 @@ function asPostgres(cmd: string[]): { exitCode: number; out: string } {
   return { exitCode: r.exitCode ?? 1, out: r.stdout.toString() + r.stderr.toString() };
 }
 
+const OWNER_FILE = "owner.pid";
+
+/**
+ * Stops servers of test processes that are gone (`bun test` runs no exit handlers, and a test process
+ * can be killed): each server's directory names the process that started it.
+ */
+function stopAbandoned(): void {
+  const bin = postgresBin();
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith("loopback-pg-")) continue;
+    const dir = join(tmpdir(), name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, OWNER_FILE), "utf8"));
+    } catch {
+      continue;
+    }
+    if (!owner || isAlive(owner)) continue;
+    if (existsSync(join(dir, "data"))) asPostgres([join(bin, "pg_ctl"), "-D", join(dir, "data"), "-m", "immediate", "stop"]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as { code?: string }).code === "EPERM";
+  }
+}
+
 export class PostgresServer {
   readonly dir: string;
   port = 0;
   #bin = postgresBin();
 
   constructor() {
+    stopAbandoned();
     this.dir = mkdtempSync(join(tmpdir(), "loopback-pg-"));
+    // Who started it: a later run stops a server whose test process died without stopping it.
+    writeFileSync(join(this.dir, OWNER_FILE), String(process.pid));
     // The server runs as `postgres`, which must own its directory.
     chmodSync(this.dir, 0o755);
     if (process.getuid?.() === 0) Bun.spawnSync(["chown", "postgres:postgres", this.dir]);

@@ -19,10 +19,26 @@ export const TEST_STORE: "sqlite" | "postgres" = process.env.LOOPBACK_TEST_STORE
 let testServer: Promise<PostgresServer> | undefined;
 let databases = 0;
 
-/** A new, empty database on this test process's PostgreSQL server (started on first use). */
+/**
+ * A new, empty database: on the run's PostgreSQL server when `tests/run.ts` started one
+ * (`LOOPBACK_TEST_PG`, a URL of its `postgres` database), else on one this test process starts.
+ */
 export async function freshDatabase(): Promise<string> {
+  const name = `relay_${process.pid}_${++databases}`;
+  const shared = process.env.LOOPBACK_TEST_PG;
+  if (shared) {
+    const sql = postgres(shared, { max: 1, onnotice: () => {} });
+    try {
+      await sql.unsafe(`create database ${name}`);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+    const url = new URL(shared);
+    url.pathname = `/${name}`;
+    return url.toString();
+  }
   testServer ??= new PostgresServer().start();
-  return (await testServer).createDatabase(`relay_${++databases}`);
+  return (await testServer).createDatabase(name);
 }
 
 export interface RelayOptions {

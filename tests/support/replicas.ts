@@ -54,8 +54,17 @@ export class Replicas {
       // which replicas racing on an empty database would each make.
       await relays[0].start();
       await Promise.all(relays.slice(1).map((r) => r.start()));
-      balancer = new HaProxy(balancerPort, relays.map((r, i) => ({ name: name(i), port: r.port })), BALANCER_SOURCE);
-      await balancer.start();
+      // A port found free can be taken before HAProxy binds it (other tests start servers too): another.
+      for (let tries = 0; ; tries++) {
+        balancer = new HaProxy(tries ? await freePort() : balancerPort, relays.map((r, i) => ({ name: name(i), port: r.port })), BALANCER_SOURCE);
+        try {
+          await balancer.start();
+          break;
+        } catch (e) {
+          await balancer.stop().catch(() => {});
+          if (tries >= 3 || !String(e).includes("Address already in use")) throw e;
+        }
+      }
       const replicas = new Replicas(relays, balancer, postgres, databaseUrl);
       for (let i = 0; i < count; i++) await balancer.until(name(i), "UP");
       return replicas;

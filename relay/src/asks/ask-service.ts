@@ -29,7 +29,7 @@ import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
-import type { AskRecords, VersionedAsk } from "../storage/store.ts";
+import type { AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
 
@@ -77,7 +77,12 @@ export interface Opened {
   release?: () => void;
   /** The same input's ask whose reply was handed over within the reclaim window: hand it over again. */
   reclaimed: boolean;
+  /** The call's durable record was stored with the new ask. */
+  recorded?: boolean;
 }
+
+/** The durable record of a blocking call following `askId` from `fromTurn`, for a call that can be resumed. */
+export type CallRecordOf = (askId: string, fromTurn: number) => CallRow;
 
 export class AskService {
   constructor(
@@ -127,7 +132,7 @@ export class AskService {
    * Opens an ask for a blocking call, which follows it at once: so it is announced as waiting in its
    * first frame.
    */
-  async open(caller: Caller, what: OpenInput, client?: string): Promise<Opened> {
+  async open(caller: Caller, what: OpenInput, client?: string, call?: CallRecordOf): Promise<Opened> {
     const input = parseShape(INPUT_SCHEMAS[what.kind], what.input, "input.invalid");
     assertOk(checkOpen(what.kind, input as any));
     const blocks =
@@ -153,12 +158,12 @@ export class AskService {
       client,
       raisedBy: caller.person,
     });
-    await this.store.insert(caller.spaceId, ask, fingerprint);
+    await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0));
     // Announced as waiting in its first frame, and held so until its call follows it: between the
     // two the call records where it starts, and a reader of the ask meanwhile must see the same.
     const release = this.waiting.hold(ask.id);
     this.bus.publish(caller.spaceId, "ask.opened", { ...ask, waiting: true }, 0);
-    return { askId: ask.id, opened: true, reclaimed: false, release };
+    return { askId: ask.id, opened: true, reclaimed: false, release, recorded: Boolean(call) };
   }
 
   async answerBriefing(caller: Caller, raw: BriefingAnswerInput): Promise<Ask> {
@@ -207,6 +212,7 @@ export class AskService {
       if (now?.ask.status === "closed") throw problem("ask.closed");
       throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     }
+    this.bus.catchUp(caller.spaceId, this.withWaiting(before.ask), before.version);
     const shown = this.withWaiting(after);
     this.bus.publish(caller.spaceId, "ask.updated", shown, before.version + 1);
     this.waiting.wake(after.id);

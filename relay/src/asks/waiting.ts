@@ -255,7 +255,7 @@ export class Waiting {
     void this.store
       .get(askId)
       .then((stored) => {
-        if (stored) this.bus.publish(stored.spaceId, "ask.updated", this.withWaiting(stored.ask), stored.version);
+        if (stored) this.bus.republish(stored.spaceId, this.withWaiting(stored.ask), stored.version);
       })
       .catch((e) => console.warn("could not announce who waits on", askId, e));
   }

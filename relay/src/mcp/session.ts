@@ -58,8 +58,24 @@ export function createMcpServer(services: McpServices, caller: Caller, callOf: C
       const refused = unknownTool(request.params.name);
       return asTask ? { task: await taskStore.open(undefined, request.params.name, 0, asTask, refused) } : refused;
     }
-    const ctx: ToolContext = { asks, uploads: services.uploads, publicUrl: config.publicUrl, caller, client: client() };
     const args = request.params.arguments ?? {};
+    const progressToken = request.params._meta?.progressToken;
+    const sessionId = extra.sessionId;
+    // A call whose stream was primed can be resumed: its record says which ask, from which turn.
+    const record =
+      callId && sessionId
+        ? (askId: string, fromTurn: number) => ({
+            id: callId,
+            sessionId,
+            requestId: JSON.stringify(extra.requestId),
+            tool: tool.name,
+            askId,
+            fromTurn,
+            progressToken: progressToken === undefined ? null : JSON.stringify(progressToken),
+            createdAt: services.clock.now(),
+          })
+        : undefined;
+    const ctx: ToolContext = { asks, uploads: services.uploads, publicUrl: config.publicUrl, caller, client: client(), call: asTask ? undefined : record };
 
     if (tool.kind === "instant") {
       try {
@@ -93,20 +109,9 @@ export function createMcpServer(services: McpServices, caller: Caller, callOf: C
       }
     }
 
-    const progressToken = request.params._meta?.progressToken;
     try {
-      if (callId && extra.sessionId) {
-        await waiting.calls.insert({
-          id: callId,
-          sessionId: extra.sessionId,
-          requestId: JSON.stringify(extra.requestId),
-          tool: tool.name,
-          askId,
-          fromTurn: from,
-          progressToken: progressToken === undefined ? null : JSON.stringify(progressToken),
-          createdAt: services.clock.now(),
-        });
-      }
+      // A new ask was stored with it; an ask that was already there gets it now.
+      if (record && !started.recorded) await waiting.calls.insert(record(askId, from));
       const reply = await waiting.follow(caller, askId, {
         from,
         opened,

@@ -5,7 +5,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { toolJsonSchemas } from "@loopback/shared/generated/tool-schemas";
 import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { TOOL_SHAPES, type ToolName } from "@loopback/shared/tool-catalog";
-import type { AskService, Opened } from "../asks/ask-service.ts";
+import type { AskService, CallRecordOf, Opened } from "../asks/ask-service.ts";
 import type { Caller } from "../auth/gate.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 
@@ -18,6 +18,8 @@ export interface ToolContext {
   caller: Caller;
   /** The MCP client's name and version from `initialize`, such as `claude-code 2.1.0`. */
   client?: string;
+  /** The durable record of this call, when it can be resumed: a new ask is stored with it. */
+  call?: CallRecordOf;
 }
 
 interface ToolBase {

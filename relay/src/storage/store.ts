@@ -22,8 +22,11 @@ export interface VersionedAsk {
 export type AppendOutcome = "appended" | "not_your_turn";
 
 export interface AskRecords {
-  /** Stores a new ask at version 0. Not waited onto the disk: nobody has been told of it yet. */
-  insert(spaceId: string, ask: Ask, fingerprint?: string): Promise<void>;
+  /**
+   * Stores a new ask at version 0, and with it the record of the call that follows it, when given.
+   * Not waited onto the disk: nobody has been told of it yet.
+   */
+  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow): Promise<void>;
   /**
    * Appends `after`'s new turns and moves the ask to its state, in one durable transaction, if the ask
    * is still at `before.version`; otherwise writes nothing and says it was not this writer's turn.

@@ -14,5 +14,5 @@ export const askQuestion: BlockingTool = {
     "The reply is one of: `answered` (`selected` holds the labels picked, `text` their own words: act on them); `follow_up` (they asked you something back in `question`: answer with `answer_follow_up`, which then waits for their answer); `dismissed` (they declined: do not ask the same again; carry on with your best judgement or stop).",
     PROJECT_WORDS,
   ].join("\n\n"),
-  start: ({ asks, caller, client }, args) => asks.open(caller, { kind: "question", input: args as QuestionInput }, client),
+  start: ({ asks, caller, client, call }, args) => asks.open(caller, { kind: "question", input: args as QuestionInput }, client, call),
 };

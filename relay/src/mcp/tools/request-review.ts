@@ -15,5 +15,5 @@ export const requestReview: BlockingTool = {
     "`approved` and `changes_requested` may carry `comments`, each on one block of your `content` (`block`, its index from 0) and, on a code block, one `line` (from 1), or on a diff, one `file`, `side` (`new` for an added or unchanged line, `old` for a removed one) and that side's `line`. `feedback` is what they said overall, and may be absent when the comments say it all. On `changes_requested`, address every comment and the feedback, then call `request_review` again with `revises` set to this review's `askId`, showing the same files as they are now: the person compares the two rounds and checks each comment was dealt with. Comments on an approval are worth heeding too, but you may go ahead.",
     PROJECT_WORDS,
   ].join("\n\n"),
-  start: ({ asks, caller, client }, args) => asks.open(caller, { kind: "review", input: args as ReviewInput }, client),
+  start: ({ asks, caller, client, call }, args) => asks.open(caller, { kind: "review", input: args as ReviewInput }, client, call),
 };

@@ -14,5 +14,5 @@ export const sendBriefing: BlockingTool = {
     "The reply is `responded`, with `points`: for each point the person wrote on, their `text`, and `resolved: true` when they are done with it (resolving a point resolves everything beneath it). If every point is resolved, the briefing is closed: act on what they said. Otherwise answer with `answer_briefing`: every point they wrote on without resolving it needs an answer, and you may break a point into sub-points (3.1, 3.2…, at most three levels deep). Or `dismissed`: they set the briefing aside.",
     PROJECT_WORDS,
   ].join("\n\n"),
-  start: ({ asks, caller, client }, args) => asks.open(caller, { kind: "briefing", input: args as BriefingInput }, client),
+  start: ({ asks, caller, client, call }, args) => asks.open(caller, { kind: "briefing", input: args as BriefingInput }, client, call),
 };

@@ -7,8 +7,9 @@ import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../schema.ts";
-import type { AppendOutcome, AskChange, AskRecords, VersionedAsk } from "../store.ts";
+import type { AppendOutcome, AskChange, AskRecords, CallRow, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
+import { stateOf } from "../../asks/ask-as-of.ts";
 
 type AskRow = typeof asks.$inferSelect;
 type EntryRow = typeof entries.$inferSelect;
@@ -39,9 +40,11 @@ export class SqlAskRecords implements AskRecords {
     this.#versionOf = prepared<{ version: number }>(db.select({ version: t.asks.version }).from(t.asks).where(eq(t.asks.id, p("id"))), "ask_version");
   }
 
-  async insert(spaceId: string, ask: Ask, fingerprint?: string): Promise<void> {
+  async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow): Promise<void> {
     const { t } = this.d;
     await this.d.withoutWaitingForDisk(async (q) => {
+      // With the ask, the record of the call that follows it: no moment shows the ask without it.
+      if (call) await q.insert(t.waitingCalls).values(call);
       await q.insert(t.asks).values({
         id: ask.id,
         spaceId,
@@ -161,7 +164,8 @@ export class SqlAskRecords implements AskRecords {
 
 /** What a change tells the other replicas of the ask it left, beyond the ask's id. */
 function asLeft(ask: Ask): Pick<AskChange, "turns" | "status" | "updatedAt" | "closedAt"> {
-  return { turns: ask.thread.length, status: ask.status, updatedAt: ask.updatedAt, ...(ask.closedAt ? { closedAt: ask.closedAt } : {}) };
+  const { version: _version, ...state } = stateOf(ask, 0);
+  return state;
 }
 
 function stored(row: AskRow, thread: EntryRow[]): VersionedAsk {
