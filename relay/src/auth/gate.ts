@@ -2,25 +2,13 @@
 // by their SHA-256 hash, so neither the store nor the timing of a lookup tells anything about a real
 // token (an index compares hashes, whose prefixes say nothing of the secret). The store is read on every request, so a token revoked
 // by any process (the CLI, another replica) is refused from its commit on.
-import type { Actor } from "@loopback/shared/generated/types";
+import type { Caller, TokenKind } from "./caller.ts";
 import { problem } from "@loopback/shared/problems";
 import type { Clock } from "../clock.ts";
 import { hashSecret, newId, newSecret } from "../ids.ts";
 import type { Store, TokenListing } from "../storage/store.ts";
 
-export type TokenKind = "person" | "agent";
-
-/** A caller the gate let in. Asks it raises are `raisedBy` its person, whichever kind of token it holds. */
-export interface Caller {
-  spaceId: string;
-  spaceName: string;
-  person: Actor;
-  tokenKind: TokenKind;
-  /** The SHA-256 of the token it came with: sessions and limits are bound to it. */
-  tokenHash: string;
-  /** The token it presented, as `token list` names it: per-token caps and revocation key on it. */
-  tokenId: string;
-}
+export type { Caller, TokenKind } from "./caller.ts";
 
 export const DEFAULT_SPACE = "default";
 

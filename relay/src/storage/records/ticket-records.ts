@@ -2,7 +2,7 @@
 // its socket on another. Redeeming deletes the row, so one redeemer on any replica gets it, and reads
 // the caller through the token, so a revoked token's tickets are refused wherever they are redeemed.
 import { and, count, eq, gt, inArray, isNull, lt } from "drizzle-orm";
-import type { Caller } from "../../auth/gate.ts";
+import type { Caller } from "../../auth/caller.ts";
 import type { Dialect } from "../dialect.ts";
 import type { TicketRecords } from "../store.ts";
 

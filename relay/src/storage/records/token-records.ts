@@ -1,7 +1,7 @@
 // Tokens, the people they act for and their spaces. The lookup reads the database on every request,
 // so a token revoked on one replica is refused by every replica from its commit on.
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import type { Caller } from "../../auth/gate.ts";
+import type { Caller } from "../../auth/caller.ts";
 import { newId } from "../../ids.ts";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { TokenListing, TokenRecords } from "../store.ts";
