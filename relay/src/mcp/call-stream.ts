@@ -23,7 +23,7 @@ export interface StreamedCall {
   retryMs: number;
   /** Extra response headers (the session id). */
   headers: Record<string, string>;
-  /** Runs the call; resolves with its result, or with nothing (or rejects) when the stream is to end without one (dropped, handed over). */
+  /** Runs the call; resolves with its result, or with nothing when the stream is to end without one (dropped, handed over). */
   run(progress: (notification: { method: string; params: Record<string, unknown> }) => void): Promise<CallToolResult | undefined>;
   /** The client stopped reading. */
   cancel(): void;
@@ -51,25 +51,19 @@ export function callStream(call: StreamedCall): Response {
       } catch (e) {
         running = Promise.reject(e);
       }
-      const end = () => {
-        clearInterval(keepalive);
-        call.ended();
-        closeQuietly(controller);
-      };
-      // Written in the turn the result is ready: each further step would let other work go first.
-      running.then(
-        (result) => {
-          try {
-            if (result) send({ jsonrpc: "2.0", id: call.requestId, result } as JSONRPCMessage, callId && `${callId}:done`);
-          } catch {
-            // The client left while the result was being written: it resumes, or it is gone.
-          } finally {
-            end();
-          }
-        },
-        // Nothing to write: cancelled, dropped or handed over.
-        end,
-      );
+      // Written in the turn the result is ready, not after an `await` chain.
+      void running
+        .then((result) => {
+          if (result) send({ jsonrpc: "2.0", id: call.requestId, result } as JSONRPCMessage, callId && `${callId}:done`);
+        })
+        .catch(() => {
+          // The client left while the result was being written: it resumes, or it is gone.
+        })
+        .finally(() => {
+          clearInterval(keepalive);
+          call.ended();
+          closeQuietly(controller);
+        });
     },
     cancel: () => call.cancel(),
   });

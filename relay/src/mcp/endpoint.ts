@@ -222,7 +222,8 @@ export class McpEndpoint {
           signal: stop.signal,
           onProgress: progressToken === undefined ? undefined : (waitedMs) => send(progress(progressToken, waitedMs)),
           record: callId ? { id: callId, sessionId: session.id, requestId: call.id, progressToken } : undefined,
-        }),
+          // Cancelled, dropped or handed over: nobody reads a result (a resumable client resumes).
+        }).catch(() => undefined),
       cancel: () => stop.abort(),
       ended: () => {
         request.signal.removeEventListener("abort", onDrop);
