@@ -16,7 +16,7 @@ import { problemResponse } from "../http/problem-response.ts";
 import { newId } from "../ids.ts";
 import { readCappedBody } from "../http/read-capped-body.ts";
 import type { SessionRecords, SessionRow } from "../storage/store.ts";
-import { callStream, SSE_HEADERS } from "./call-stream.ts";
+import { callStream } from "./call-stream.ts";
 import { callBlocking, createMcpServer, progress, toolContext, type McpServices } from "./session.ts";
 import { toolError, toolResult, type BlockingTool } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
