@@ -1,7 +1,6 @@
 // The event socket at /api/v1/events: a snapshot first, then every change in the caller's space.
-// A change is serialized once per revision however many inboxes are open, and sent on Bun's native
-// topics (one per space and revision) or, when it is the person's move, to each socket at once; a
-// consumer too slow to keep up is closed rather than buffered for.
+// Fan-out uses Bun's native topics, one per space, so a change is serialized once however many
+// inboxes are open, and a consumer too slow to keep up is closed rather than buffered for.
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { AskEvent, SnapshotEvent } from "@loopback/shared/generated/types";
 import { REVISIONS } from "@loopback/shared/generated/revision";
@@ -60,9 +59,6 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
   }
 }
 
-/** How many inboxes of one space and revision are sent the person's move one by one, at once. */
-const SEND_AT_ONCE_UP_TO = 16;
-
 /** Closes a revoked token's sockets with this code, which clients take as "sign in again", not "reconnect". */
 export const REVOKED_CLOSE_CODE = 4401;
 
@@ -74,30 +70,12 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       for (const id of tokenIds) for (const ws of byToken.get(id) ?? []) ws.close(REVOKED_CLOSE_CODE, "token revoked");
     },
   });
-  // The sockets that joined each topic (after their snapshot), to send the person's move to.
-  const joined = new Map<string, Set<ServerWebSocket<SocketData>>>();
-  // Topics published to a moment ago: their frames still wait for the turn's end, so the next ones
-  // are published too rather than sent ahead of them.
-  const published = new Set<string>();
   relay.bus.listen((spaceId, event) => {
-    const now = handsOverTheMove(event);
+    const srv = server();
+    // Serialized only when some inbox of that space listens: an ask can be large.
     for (const revision of REVISIONS) {
       const t = topic(spaceId, revision);
-      const held = joined.get(t);
-      // Serialized only when some inbox of that space listens: an ask can be large.
-      if (!held?.size) continue;
-      const frame = JSON.stringify(downgradeEvent(event, revision));
-      // A topic's frames leave when this turn of the event loop ends, after whatever the turn still
-      // does (for a new ask, the agent's call record and stream: ~0.4 ms after a pause). The person's
-      // move goes out at once to their few inboxes, each socket corked so its frame is written as the
-      // cork ends; a crowd is the native publish's (per-socket sends took 1,000 sockets 39 vs 24 ms).
-      if (now && held.size <= SEND_AT_ONCE_UP_TO && !published.has(t)) {
-        for (const ws of held) ws.cork(() => ws.send(frame));
-        continue;
-      }
-      server().publish(t, frame);
-      if (!published.size) setTimeout(() => published.clear(), 1);
-      published.add(t);
+      if (srv.subscriberCount(t) > 0) srv.publish(t, JSON.stringify(downgradeEvent(event, revision)));
     }
   });
   return {
@@ -125,9 +103,7 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
           const first: SnapshotEvent = { type: "snapshot", snapshot };
           ws.send(JSON.stringify(downgradeEvent(first, revision)));
           for (const event of meanwhile) ws.send(JSON.stringify(downgradeEvent(event, revision)));
-          const t = topic(caller.spaceId, revision);
-          ws.subscribe(t);
-          joined.set(t, (joined.get(t) ?? new Set()).add(ws));
+          ws.subscribe(topic(caller.spaceId, revision));
         },
         (e) => {
           stopCapture();
@@ -137,10 +113,6 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       );
     },
     close(ws) {
-      const t = topic(ws.data.caller.spaceId, ws.data.revision);
-      const inTopic = joined.get(t);
-      inTopic?.delete(ws);
-      if (inTopic && !inTopic.size) joined.delete(t);
       const id = ws.data.caller.tokenId;
       const held = byToken.get(id);
       held?.delete(ws);
@@ -157,10 +129,4 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       if (++f.count > MAX_CLIENT_FRAMES_PER_MINUTE) ws.close(1008, "too many frames");
     },
   };
-}
-
-/** An event that puts the move in the person's hands: a new ask, or the agent's answer to their follow-up. */
-function handsOverTheMove(event: AskEvent): boolean {
-  const { ask } = event;
-  return ask.status === "awaiting_human" && (ask.thread.length === 0 || ask.thread.at(-1)!.author === "agent");
 }
