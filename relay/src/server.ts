@@ -40,11 +40,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const inbox = webInbox(headers);
   const mcp = new McpEndpoint(relay);
   const websocket = eventSocket(relay, () => server);
-  const route = (request: Request, pathname: string, address: string): Response | Promise<Response> => {
+  const route = (request: Request, url: URL, address: string): Response | Promise<Response> => {
+    const { pathname } = url;
     if (pathname === "/mcp") return mcp.handle(request, address);
     if (pathname === "/" || pathname === "/inbox") return Response.redirect("/inbox/", 302);
     if (pathname.startsWith("/inbox/")) return inbox(pathname);
-    return api.handle(request);
+    return api.handle(request, url);
   };
 
   let server: Server<SocketData>;
@@ -59,12 +60,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       async fetch(request, srv) {
         const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
         addresses.set(request, address);
-        const { pathname } = requestUrl(request);
+        const url = requestUrl(request);
         // For load balancers and the benchmark's HTTP floor: answers without touching storage.
-        if (pathname === "/healthz") return new Response(null, { status: 204, headers });
-        if (pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
+        if (url.pathname === "/healthz") return new Response(null, { status: 204, headers });
+        if (url.pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
         // Every answer names the code behind it, MCP's and redirects included.
-        const response = await route(request, pathname, address);
+        const response = await route(request, url, address);
         for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
         return response;
       },

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { Agent, structured } from "../support/agent.ts";
 import { EventSocket, Person } from "../support/person.ts";
 import { RelayProcess, ROOT } from "../support/relay-process.ts";
+import { absoluteNow, PersonThread } from "./person-thread.ts";
 import { benchPush } from "./push.ts";
 import { benchReplicas } from "./replicas.ts";
 import { benchSidepanel } from "./sidepanel.ts";
@@ -104,15 +105,16 @@ interface Rounds {
 
 /**
  * `runs` rounds of ask → the inbox sees it → the person replies → the agent's call returns, with
- * `pauseMs` before each round and before each floor sample taken between rounds: a person never
- * answers back to back, and a floor measured apart from the rounds would see a warmer disk and
- * process than they do. Rounds alternate a current client with an older one (no call record).
+ * `pauseMs` before each round, before the person's reply and before each floor sample taken between
+ * rounds: a person never answers back to back, nor the instant a question appears, and a floor
+ * measured apart from the rounds would see a warmer disk and process than they do. The person's
+ * socket and reply run on a thread of their own, as a browser is a process apart from the agent.
+ * Rounds alternate a current client with an older one (no call record).
  */
 async function rounds(runs: number, pauseMs: number): Promise<Rounds> {
   const current = await Agent.connect(relay.url, agentToken, "bench-agent", "1.0");
   const older = await olderAgent();
-  const socket = await person.socket(false);
-  await socket.next((f) => f.type === "snapshot");
+  const inbox = await PersonThread.start(relay.url, personToken);
   const floor = commitFloor();
   const out: Rounds = { askToInbox: [], replyToAgent: [], replyToOlder: [], commit: [], http: [] };
   const warmup = 20;
@@ -121,28 +123,25 @@ async function rounds(runs: number, pauseMs: number): Promise<Rounds> {
     if (pauseMs) await Bun.sleep(pauseMs);
     const commit = floor.sample();
     const http = await httpFloor();
+    const { replied } = await inbox.arm({ outcome: "answered", selected: ["B"] }, pauseMs);
     if (pauseMs) await Bun.sleep(pauseMs);
-    const t0 = now();
-    const call = agent.call("ask_question", { question: `Run ${pauseMs}.${i}?`, project: "bench", options: [{ label: "A" }, { label: "B" }] });
-    const opened = (await socket.next((f) => f.type === "ask.opened")) as any;
-    const t1 = now();
-    const returned = call.then((result) => (structured(result), now()));
-    const t2 = now();
-    await rawReply(opened.ask.id, { outcome: "answered", selected: ["B"] });
-    const t3 = await returned;
+    const asked = absoluteNow();
+    const result = await agent.call("ask_question", { question: `Run ${pauseMs}.${i}?`, project: "bench", options: [{ label: "A" }, { label: "B" }] });
+    const returned = absoluteNow();
+    structured(result);
+    const { seenAt, sentAt, status } = await replied;
+    if (status !== 200) throw new Error(`the reply was refused: ${status}`);
     if (i >= 2 * warmup) {
       out.commit.push(commit);
       out.http.push(http);
       if (agent === current) {
-        out.askToInbox.push(t1 - t0);
-        out.replyToAgent.push(t3 - t2);
-      } else out.replyToOlder.push(t3 - t2);
+        out.askToInbox.push(seenAt - asked);
+        out.replyToAgent.push(returned - sentAt);
+      } else out.replyToOlder.push(returned - sentAt);
     }
-    // Drain this ask's updates so the next run waits only for its own frames.
-    socket.frames.length = 0;
   }
   floor.close();
-  socket.close();
+  await inbox.stop();
   await current.close();
   await older.close();
   return out;

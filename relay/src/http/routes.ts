@@ -10,7 +10,6 @@ import { readCappedBody } from "./read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
 import { downgradeAsk, downgradePage, downgradeSnapshot } from "../revisions/downgrade.ts";
 import { assertNotNewer, clientRevision, revisionHeaders } from "./revision-headers.ts";
-import { requestUrl } from "./request-url.ts";
 
 const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(100));
 // Stored times are compared as text, so `before` is first brought to their exact form (UTC, milliseconds).
@@ -135,10 +134,9 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
   ];
 
   /** The matching route's answer, or the Problem that refuses the request; always with the revision headers. */
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, url: URL): Promise<Response> {
     try {
       assertNotNewer(request);
-      const url = requestUrl(request);
       const path = url.pathname.startsWith(PREFIX) ? url.pathname.slice(PREFIX.length) : null;
       for (const r of path === null ? [] : routes) {
         if (r.method !== request.method) continue;

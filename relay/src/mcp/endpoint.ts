@@ -1,13 +1,14 @@
 // MCP over Streamable HTTP at /mcp. Sessions live in the store, so any relay process serves a known
-// `Mcp-Session-Id` (rebuilding the SDK's Server and transport from what `initialize` said), and a
-// blocking call's stream is primed with an event id: after a crash, a restart or a dropped
-// connection the client resumes it (`GET` + `Last-Event-ID`) on whichever process answers, which
-// follows the same ask from the same turn and answers the original JSON-RPC request. Also checks Host
-// and Origin (DNS rebinding), answers a refused token with a plain 401 (no OAuth discovery is served),
-// and tells the SDK when an HTTP connection drops, which it does not notice by itself.
+// `Mcp-Session-Id` (rebuilding the SDK's Server and transport from what `initialize` said). A
+// blocking call sent alone is carried by the relay's own stream (call-stream.ts), primed with an
+// event id for a client that resumes: after a crash, a restart or a dropped connection the client
+// resumes it (`GET` + `Last-Event-ID`) on whichever process answers, which follows the same ask from
+// the same turn and answers the original JSON-RPC request. Everything else goes to the SDK. Also
+// checks Host and Origin (DNS rebinding), answers a refused token with a plain 401 (no OAuth
+// discovery is served), and tells the SDK when an HTTP connection drops, which it does not notice.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { isInitializeRequest, type CallToolResult, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest, RELATED_TASK_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { RevocationWatch } from "../auth/revocation-watch.ts";
@@ -15,8 +16,9 @@ import { problemResponse } from "../http/problem-response.ts";
 import { newId } from "../ids.ts";
 import { readCappedBody } from "../http/read-capped-body.ts";
 import type { SessionRecords, SessionRow } from "../storage/store.ts";
-import { createMcpServer, progress, type McpServices } from "./session.ts";
-import { toolError, toolResult } from "./tool.ts";
+import { callStream } from "./call-stream.ts";
+import { callBlocking, createMcpServer, progress, toolContext, type McpServices } from "./session.ts";
+import { toolError, toolResult, type BlockingTool } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
 import { requestUrl } from "../http/request-url.ts";
 
@@ -47,6 +49,8 @@ interface Session {
   active: number;
   lastSeen: number;
   touched: number;
+  /** Blocking calls on the relay's own streams, by JSON-RPC id, to cancel when the client says so. */
+  calls: Map<string, AbortController>;
 }
 
 /** A live stream a stopping relay hands over (closes, so the client resumes on the next process). */
@@ -56,14 +60,11 @@ interface Resumable {
 }
 
 const LOCAL_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"]);
-const SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" };
 const encoder = new TextEncoder();
 
 export class McpEndpoint {
   #sessions = new Map<string, Session>();
   #restoring = new Map<string, Promise<Session>>();
-  /** Blocking calls whose stream was primed, by session and request id, until their handler takes the id. */
-  #primed = new Map<string, string>();
   #resumable = new Set<Resumable>();
   #sweeper: ReturnType<typeof setInterval>;
   #unwatch: () => void;
@@ -98,7 +99,9 @@ export class McpEndpoint {
         // Unknown, expired, or another token's: the client starts a new session.
         if (!session) return jsonRpcError(404, -32001, "Session not found: initialize a new session.");
         const lastEventId = request.headers.get("last-event-id");
-        if (request.method === "GET" && lastEventId) return this.resume(session, caller, request, lastEventId);
+        if (request.method === "GET" && lastEventId) return await this.resume(session, caller, request, lastEventId);
+        const call = request.method === "POST" ? blockingCall(request, body) : undefined;
+        if (call) return this.carry(session, caller, request, call);
         return await this.forward(session, request, body);
       }
       const messages = Array.isArray(body) ? body : [body];
@@ -131,8 +134,8 @@ export class McpEndpoint {
    * row by replaying its `initialize` into a transport that takes the stored id.
    */
   private async open(caller: Caller, row: SessionRow | undefined, initialize: unknown): Promise<Session> {
-    const session = { tokenHash: caller.tokenHash, tokenId: caller.tokenId, active: 0, lastSeen: Date.now(), touched: Date.now() } as Session;
-    session.server = createMcpServer(this.relay, caller, (sessionId, requestId) => this.takePrimed(sessionId, requestId));
+    const session = { tokenHash: caller.tokenHash, tokenId: caller.tokenId, active: 0, lastSeen: Date.now(), touched: Date.now(), calls: new Map() } as Session;
+    session.server = createMcpServer(this.relay, caller);
     session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => row?.id ?? crypto.randomUUID(),
       keepAliveMs: SSE_KEEPALIVE_MS,
@@ -156,14 +159,21 @@ export class McpEndpoint {
     return session;
   }
 
-  private async forward(session: Session, request: Request, body: unknown): Promise<Response> {
-    session.active++;
+  /** Marks the session used now; its row hears of it now and then. */
+  private seen(session: Session): void {
     const now = Date.now();
     session.lastSeen = now;
     if (now - session.touched > TOUCH_EVERY_MS) {
       session.touched = now;
       void this.relay.sessions.touch(session.id, this.relay.clock.now()).catch(() => {});
     }
+  }
+
+  private async forward(session: Session, request: Request, body: unknown): Promise<Response> {
+    session.active++;
+    this.seen(session);
+    // A cancellation of a call on the relay's own stream: the SDK does not know that call.
+    for (const requestId of cancelledIds(body)) session.calls.get(JSON.stringify(requestId))?.abort();
     const ids = requestIds(body);
     const dropped = () => {
       // The connection carrying these calls is gone: cancel them as if the client had, so their
@@ -175,11 +185,10 @@ export class McpEndpoint {
     };
     request.signal.addEventListener("abort", dropped, { once: true });
     try {
-      const callId = this.prime(session, request, body);
       const response = await session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
       // Gone while its body was read: the listener came too late to hear it.
       if (request.signal.aborted) dropped();
-      return callId ? this.resumable(response, callId, session.tokenId) : openedAtOnce(response);
+      return openedAtOnce(response);
     } finally {
       session.active--;
       session.lastSeen = Date.now();
@@ -187,49 +196,42 @@ export class McpEndpoint {
   }
 
   /**
-   * A blocking tool call from a client that can resume streams gets an id for its durable record
-   * (written by the tool once its ask is open); the stream's first event carries it.
+   * A blocking call on the relay's own stream. A client that can resume streams gets a durable record
+   * of it (written by the call once its ask is open) whose id the stream's first event carries.
    */
-  private prime(session: Session, request: Request, body: unknown): string | undefined {
-    if (request.method !== "POST" || !body || typeof body !== "object" || Array.isArray(body)) return undefined;
-    const m = body as { method?: unknown; id?: RequestId; params?: { name?: unknown; task?: unknown } };
-    if (m.method !== "tools/call" || m.id === undefined || m.params?.task !== undefined) return undefined;
-    if (TOOLS_BY_NAME.get(m.params?.name as any)?.kind !== "blocking") return undefined;
-    if ((request.headers.get("mcp-protocol-version") ?? "") < RESUMABLE_PROTOCOL) return undefined;
-    const callId = newId("cal");
-    this.#primed.set(primedKey(session.id, m.id), callId);
-    return callId;
-  }
-
-  private takePrimed(sessionId: string | undefined, requestId: RequestId): string | undefined {
-    if (!sessionId) return undefined;
-    const key = primedKey(sessionId, requestId);
-    const callId = this.#primed.get(key);
-    this.#primed.delete(key);
-    return callId;
-  }
-
-  /** The SDK's stream, after a priming event, with every message event given an id of the call's. */
-  private resumable(response: Response, callId: string, tokenId: string): Response {
-    if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
-    const retryMs = this.relay.config.streamRetryMs;
-    let n = 0;
-    const resumable: Resumable = { tokenId, handOver: () => {} };
-    const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({
-      start: (controller) => {
-        controller.enqueue(encoder.encode(priming(callId, retryMs)));
-        // Ends the client's stream after what it has; the SDK's side is cancelled with it.
-        resumable.handOver = () => controller.terminate();
+  private carry(session: Session, caller: Caller, request: Request, call: BlockingCall): Response {
+    this.seen(session);
+    const key = JSON.stringify(call.id);
+    const resumes = (request.headers.get("mcp-protocol-version") ?? "") >= RESUMABLE_PROTOCOL;
+    const callId = resumes ? newId("cal") : undefined;
+    const stop = new AbortController();
+    // A dropped connection cancels the call, as the client would have; a resumable call's record stays.
+    const onDrop = () => stop.abort();
+    request.signal.addEventListener("abort", onDrop, { once: true });
+    session.calls.set(key, stop);
+    const resumable: Resumable | undefined = callId ? { tokenId: session.tokenId, handOver: () => stop.abort() } : undefined;
+    if (resumable) this.#resumable.add(resumable);
+    const { progressToken } = call;
+    return callStream({
+      requestId: call.id,
+      callId,
+      retryMs: this.relay.config.streamRetryMs,
+      headers: { "mcp-session-id": session.id },
+      run: (send) =>
+        callBlocking(this.relay, toolContext(this.relay, caller, session.server), call.tool, call.args, {
+          signal: stop.signal,
+          onProgress: progressToken === undefined ? undefined : (waitedMs) => send(progress(progressToken, waitedMs)),
+          record: callId ? { id: callId, sessionId: session.id, requestId: call.id, progressToken } : undefined,
+          // Cancelled, dropped or handed over: nobody reads a result (a resumable client resumes).
+        }).catch(() => undefined),
+      cancel: () => stop.abort(),
+      ended: () => {
+        request.signal.removeEventListener("abort", onDrop);
+        if (session.calls.get(key) === stop) session.calls.delete(key);
+        if (resumable) this.#resumable.delete(resumable);
+        session.lastSeen = Date.now();
       },
-      transform: (chunk, controller) => controller.enqueue(withEventId(chunk, callId, ++n)),
     });
-    this.#resumable.add(resumable);
-    // A client that goes away cancels `readable`, and piping passes that on to the SDK's stream.
-    void response.body
-      .pipeTo(writable)
-      .catch(() => {})
-      .finally(() => this.#resumable.delete(resumable));
-    return new Response(readable, { status: response.status, headers: response.headers });
   }
 
   /**
@@ -249,46 +251,35 @@ export class McpEndpoint {
     const stop = new AbortController();
     const onDrop = () => stop.abort();
     request.signal.addEventListener("abort", onDrop, { once: true });
-    const resumable: Resumable = { tokenId: session.tokenId, handOver: () => {} };
-    const readable = new ReadableStream<Uint8Array>({
-      start: (controller) => {
-        let n = 0;
-        const send = (message: JSONRPCMessage, id: string) => controller.enqueue(encoder.encode(sse(message, id)));
-        controller.enqueue(encoder.encode(priming(callId, config.streamRetryMs)));
-        const keepalive = setInterval(() => controller.enqueue(encoder.encode(": keepalive\n\n")), SSE_KEEPALIVE_MS);
-        resumable.handOver = () => stop.abort();
-        this.#resumable.add(resumable);
-        void (async () => {
-          try {
-            let result: CallToolResult;
-            try {
-              const reply = await waiting.follow(caller, record.askId!, {
-                from: record.fromTurn,
-                signal: stop.signal,
-                budgetMs: config.waitBudgetMs,
-                progressEveryMs: config.progressEveryMs,
-                onProgress: progressToken === undefined ? undefined : (ms) => send({ jsonrpc: "2.0", ...progress(progressToken, ms) }, `${callId}:${++n}`),
-              });
-              result = toolResult(reply);
-            } catch (e) {
-              // Dropped or handed over: the client resumes again, from the same record.
-              if (stop.signal.aborted) return;
-              result = toolError(e);
-            }
-            send({ jsonrpc: "2.0", id: requestId, result } as JSONRPCMessage, `${callId}:done`);
-          } catch {
-            // The client left while the result was being written: it resumes.
-          } finally {
-            clearInterval(keepalive);
-            request.signal.removeEventListener("abort", onDrop);
-            this.#resumable.delete(resumable);
-            closeQuietly(controller);
-          }
-        })();
+    const resumable: Resumable = { tokenId: session.tokenId, handOver: () => stop.abort() };
+    this.#resumable.add(resumable);
+    return callStream({
+      requestId,
+      callId,
+      retryMs: config.streamRetryMs,
+      headers: { "mcp-session-id": session.id },
+      run: async (send) => {
+        try {
+          const reply = await waiting.follow(caller, record.askId!, {
+            from: record.fromTurn,
+            signal: stop.signal,
+            budgetMs: config.waitBudgetMs,
+            progressEveryMs: config.progressEveryMs,
+            onProgress: progressToken === undefined ? undefined : (ms) => send(progress(progressToken, ms)),
+          });
+          return toolResult(reply);
+        } catch (e) {
+          // Dropped or handed over: the client resumes again, from the same record.
+          if (stop.signal.aborted) return undefined;
+          return toolError(e);
+        }
       },
       cancel: () => stop.abort(),
+      ended: () => {
+        request.signal.removeEventListener("abort", onDrop);
+        this.#resumable.delete(resumable);
+      },
     });
-    return new Response(readable, { status: 200, headers: { ...SSE_HEADERS, "mcp-session-id": session.id } });
   }
 
   /**
@@ -342,6 +333,7 @@ export class McpEndpoint {
     const s = this.#sessions.get(id);
     if (!s) return;
     this.#sessions.delete(id);
+    for (const stop of s.calls.values()) stop.abort();
     void s.server.close().catch(() => {});
   }
 
@@ -378,47 +370,12 @@ async function replayInitialize(transport: WebStandardStreamableHTTPServerTransp
   });
 }
 
-const primedKey = (sessionId: string, requestId: RequestId) => `${sessionId}\n${JSON.stringify(requestId)}`;
-
-const priming = (callId: string, retryMs: number) => `id: ${callId}:0\nretry: ${Math.round(retryMs)}\ndata: \n\n`;
-
-const sse = (message: JSONRPCMessage, id: string) => `event: message\nid: ${id}\ndata: ${JSON.stringify(message)}\n\n`;
-
-const MESSAGE_EVENT = "event: message\n";
-const MESSAGE_BYTES = encoder.encode(MESSAGE_EVENT);
-const NOTIFICATION_START = `${MESSAGE_EVENT}data: {"method"`;
-const decoder = new TextDecoder();
-
-/**
- * The SDK writes each event whole (`event: message\ndata: …\n\n`): each gets an id, the result the
- * call's `done` id, so a client holding it is never answered twice. The SDK writes notifications
- * with `method` first and responses without it; only the head is read, on this hot path.
- */
-function withEventId(chunk: Uint8Array, callId: string, n: number): Uint8Array {
-  const head = decoder.decode(chunk.subarray(0, NOTIFICATION_START.length));
-  if (!head.startsWith(MESSAGE_EVENT)) return chunk;
-  const final = head !== NOTIFICATION_START;
-  const id = encoder.encode(`id: ${callId}:${final ? "done" : n}\n`);
-  const out = new Uint8Array(chunk.length + id.length);
-  out.set(MESSAGE_BYTES, 0);
-  out.set(id, MESSAGE_BYTES.length);
-  out.set(chunk.subarray(MESSAGE_BYTES.length), MESSAGE_BYTES.length + id.length);
-  return out;
-}
-
-function closeQuietly(controller: ReadableStreamDefaultController<Uint8Array>): void {
-  try {
-    controller.close();
-  } catch {
-    // Already closed.
-  }
-}
-
 const OPENED = encoder.encode(": open\n\n");
 
 /**
  * Bun holds a streamed response's headers back until its first chunk, so a client would not see an
- * SSE stream start until the first progress or keepalive. An SSE comment first sends them at once.
+ * SSE stream start until the first progress or keepalive (a blocking call in a batch, which the SDK
+ * carries). An SSE comment first sends them at once.
  */
 function openedAtOnce(response: Response): Response {
   if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return response;
@@ -433,6 +390,46 @@ function openedAtOnce(response: Response): Response {
 /** `localhost` of `localhost:8370`, `[::1]` of `[::1]:8370`. */
 function hostname(host: string): string {
   return host.replace(/:\d*$/, "");
+}
+
+/** A blocking tool call the relay carries itself (see `blockingCall`). */
+interface BlockingCall {
+  id: RequestId;
+  tool: BlockingTool;
+  args: unknown;
+  progressToken?: string | number;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isId = (v: unknown): v is string | number => typeof v === "string" || Number.isSafeInteger(v);
+
+/**
+ * One `tools/call` of a blocking tool, not as a task, in exactly the shape and with the headers the
+ * SDK's transport accepts; anything else (a batch, a task, a malformed request) goes to the SDK, which
+ * answers it as it always has.
+ */
+function blockingCall(request: Request, body: unknown): BlockingCall | undefined {
+  if (!isObject(body) || body.jsonrpc !== "2.0" || body.method !== "tools/call" || !isId(body.id)) return undefined;
+  // The SDK's JSON-RPC request is strict about its own keys.
+  for (const key in body) if (key !== "jsonrpc" && key !== "id" && key !== "method" && key !== "params") return undefined;
+  const params = body.params;
+  if (!isObject(params) || typeof params.name !== "string" || params.task !== undefined) return undefined;
+  const tool = TOOLS_BY_NAME.get(params.name as never);
+  if (tool?.kind !== "blocking") return undefined;
+  if (params.arguments !== undefined && !isObject(params.arguments)) return undefined;
+  const meta = params._meta;
+  if (meta !== undefined && (!isObject(meta) || meta[RELATED_TASK_META_KEY] !== undefined || (meta.progressToken !== undefined && !isId(meta.progressToken)))) return undefined;
+  const accept = request.headers.get("accept") ?? "";
+  if (!accept.includes("application/json") || !accept.includes("text/event-stream")) return undefined;
+  if ((request.headers.get("content-type") ?? "").split(";")[0].trim().toLowerCase() !== "application/json") return undefined;
+  const version = request.headers.get("mcp-protocol-version");
+  if (version !== null && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return undefined;
+  return { id: body.id, tool, args: params.arguments ?? {}, progressToken: meta?.progressToken as string | number | undefined };
+}
+
+function cancelledIds(body: unknown): RequestId[] {
+  const messages = (Array.isArray(body) ? body : [body]) as unknown[];
+  return messages.flatMap((m) => (isObject(m) && m.method === "notifications/cancelled" && isObject(m.params) && isId(m.params.requestId) ? [m.params.requestId] : []));
 }
 
 function requestIds(body: unknown): (string | number)[] {
