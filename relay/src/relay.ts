@@ -4,6 +4,7 @@
 import { AskService } from "./asks/ask-service.ts";
 import { Waiting } from "./asks/waiting.ts";
 import { FollowersElsewhere } from "./asks/followers-elsewhere.ts";
+import { CachedAsks } from "./asks/cached-asks.ts";
 import { Gate, type Caller } from "./auth/gate.ts";
 import { RevocationWatch } from "./auth/revocation-watch.ts";
 import { FailureLimiter } from "./limits/failure-limiter.ts";
@@ -75,8 +76,10 @@ export class Relay {
     this.gate = new Gate(store, this.clock);
     this.limiter = new FailureLimiter(store.failures);
     this.uploads = new UploadService(store.uploads, this.clock, config);
-    this.waiting = new Waiting(store.asks, this.bus, this.clock, store.calls, store.tasks, { maxPerToken: config.maxWaitingPerToken });
-    this.asks = new AskService(store.asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
+    // One relay on its file is the only writer of asks: they are kept in memory in front of it.
+    const asks = store.kind === "sqlite" ? new CachedAsks(store.asks) : store.asks;
+    this.waiting = new Waiting(asks, this.bus, this.clock, store.calls, store.tasks, { maxPerToken: config.maxWaitingPerToken });
+    this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
     this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
