@@ -48,6 +48,11 @@ const relay = new RelayProcess({
   env: { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000" },
 });
 await relay.start();
+// A failure anywhere ends the run with the relay's own last words, not only the client's.
+process.on("uncaughtException", (e) => {
+  console.error(`bench: ${String(e)}\nthe relay's log ends:\n${relay.log.slice(-3000)}`);
+  process.exit(1);
+});
 const personToken = await relay.token("bench");
 const agentToken = await relay.token("bench", { agent: true });
 const person = new Person(relay.url, personToken);
@@ -161,13 +166,18 @@ async function resumed(count: number) {
     open = (await person.snapshot()).open.filter((a) => a.project === "resume" && a.waiting);
     await Bun.sleep(50);
   }
+  // Every ask shows waiting a moment before its call's first stream event reaches the client (the
+  // README's "left as it is"): a kill inside that moment leaves the client nothing to resume with.
+  // The stage measures resuming, so it kills once every client has had its stream for a while.
+  await Bun.sleep(1_000);
   await relay.kill9();
   await relay.start();
   const listening = now();
-  const returned = calls.map((c) => c.then((r) => (structured(r), now() - listening)));
+  // A call whose client could not resume is counted, not fatal: the row says how many returned.
+  const returned = calls.map((c) => c.then((r) => (structured(r), now() - listening)).catch(() => undefined));
   await Promise.all(open.map((a) => rawReply(a.id, { outcome: "dismissed" })));
-  const times = await Promise.all(returned);
-  await Promise.all(agents.map((a) => a.close()));
+  const times = (await Promise.all(returned)).filter((t): t is number => t !== undefined);
+  await Promise.all(agents.map((a) => a.close().catch(() => {})));
   return times;
 }
 
@@ -312,11 +322,17 @@ for (const count of N.waiting) {
   });
 }
 
+// While the relay is killed on purpose, the SDK client can leave a POST's ECONNRESET unhandled (it
+// then resumes its streams itself): noted, not fatal, for this stage only.
+const killedOnPurpose = (e: unknown) => console.warn(`bench: unhandled while the relay was killed on purpose: ${String(e)}`);
+process.on("unhandledRejection", killedOnPurpose);
 const resumedMs = await resumed(SMOKE ? 20 : 200);
+process.off("unhandledRejection", killedOnPurpose);
 rows.push({
   figure: `${SMOKE ? 20 : 200} calls waiting across a kill -9: restarted relay listening → each returns the answer`,
   p50: pct(resumedMs, 50),
   p99: pct(resumedMs, 99),
+  value: `${resumedMs.length}/${SMOKE ? 20 : 200} returned`,
   goal: "all return; within the 3 s retry + ~0.5 s",
   met: resumedMs.length === (SMOKE ? 20 : 200) && pct(resumedMs, 99) < 3_500,
 });
