@@ -33,11 +33,6 @@ export class TicketBook {
     return this.records.redeem(hashSecret(ticket), new Date().toISOString());
   }
 
-  /** Forgets every ticket of these tokens (they were revoked). */
-  void(tokenIds: Set<string>): Promise<void> {
-    return this.records.voidFor([...tokenIds]);
-  }
-
   sweep(): Promise<void> {
     return this.records.sweep(new Date().toISOString());
   }

@@ -136,8 +136,6 @@ export interface TicketRecords {
    * once its token is revoked.
    */
   redeem(hash: string, now: string): Promise<{ caller: Caller; revision: string } | undefined>;
-  /** Forgets every ticket of these tokens (they were revoked). */
-  voidFor(tokenIds: string[]): Promise<void>;
   sweep(now: string): Promise<void>;
 }
 

@@ -1,7 +1,7 @@
 // One-time passes onto the event socket, so a browser that fetched its ticket from one replica opens
 // its socket on another. Redeeming deletes the row, so one redeemer on any replica gets it, and reads
 // the caller through the token, so a revoked token's tickets are refused wherever they are redeemed.
-import { and, count, eq, gt, inArray, isNull, lt } from "drizzle-orm";
+import { and, count, eq, gt, isNull, lt } from "drizzle-orm";
 import type { Caller } from "../../auth/caller.ts";
 import type { Dialect } from "../dialect.ts";
 import type { TicketRecords } from "../store.ts";
@@ -38,12 +38,6 @@ export class SqlTicketRecords implements TicketRecords {
       const caller: Caller = { spaceId: row.spaceId, spaceName: row.spaceName, person: { id: row.personId, name: row.personName }, tokenKind: row.kind, tokenHash: row.hash, tokenId: spent.tokenId };
       return { caller, revision: spent.revision };
     });
-  }
-
-  async voidFor(tokenIds: string[]): Promise<void> {
-    if (!tokenIds.length) return;
-    const { t } = this.d;
-    await this.d.write((q) => q.delete(t.eventTickets).where(inArray(t.eventTickets.tokenId, tokenIds)));
   }
 
   async sweep(now: string): Promise<void> {
