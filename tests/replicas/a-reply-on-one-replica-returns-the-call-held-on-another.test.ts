@@ -1,9 +1,9 @@
 // A blocking call is held by the replica the agent reached; the person's reply lands on another.
 // The reply is committed on one, and the replica holding the call hears of it and returns it,
 // once. Replicas are addressed directly, not through HAProxy, so the test knows which is which.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Agent } from "../support/agent.ts";
-import { Replicas } from "../support/replicas.ts";
+import { Replicas, withReplicas } from "../support/replicas.ts";
 import { askWhen, newProject, openedAsk, readAsk, running } from "../support/scene.ts";
 import { questionInput, toolReply } from "../mcp/mcp-scene.ts";
 
@@ -11,12 +11,7 @@ describe.each([2, 3])("%i replicas on one database", (count) => {
   let r: Replicas;
   let personToken: string;
   let agentToken: string;
-  beforeAll(async () => {
-    r = await Replicas.start(count);
-    personToken = await r.token("ada");
-    agentToken = await r.token("ada", { agent: true });
-  }, 60_000);
-  afterAll(() => r.dispose());
+  withReplicas(count, (started) => ({ r, personToken, agentToken } = started));
 
   /** Every ordered pair of different replicas: (where the call waits, where the reply lands). */
   const pairs = () => Array.from({ length: count }, (_, a) => Array.from({ length: count }, (_, b) => [a, b] as const)).flat().filter(([a, b]) => a !== b);

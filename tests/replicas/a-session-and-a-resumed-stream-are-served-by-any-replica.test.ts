@@ -2,11 +2,11 @@
 // is served by every other, and a stream begun on one is resumed (`Last-Event-ID`) on another, its
 // result sent once. What a load balancer does to an agent whose replica went away, done here by
 // hand so the test knows which replica serves what.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Replicas } from "../support/replicas.ts";
+import { Replicas, withReplicas } from "../support/replicas.ts";
 import { askWhen, newProject, openedAsk, readAsk, running } from "../support/scene.ts";
 import { questionInput, toolReply } from "../mcp/mcp-scene.ts";
 
@@ -33,12 +33,7 @@ describe.each([2, 3])("%i replicas on one database", (count) => {
   let r: Replicas;
   let personToken: string;
   let agentToken: string;
-  beforeAll(async () => {
-    r = await Replicas.start(count);
-    personToken = await r.token("ada");
-    agentToken = await r.token("ada", { agent: true });
-  }, 60_000);
-  afterAll(() => r.dispose());
+  withReplicas(count, (started) => ({ r, personToken, agentToken } = started));
 
   /** A raw MCP request's headers, in session `sessionId` (none before `initialize`). */
   const headers = (sessionId?: string, extra: Record<string, string> = {}) => ({

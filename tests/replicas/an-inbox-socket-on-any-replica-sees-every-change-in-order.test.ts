@@ -1,11 +1,11 @@
 // An inbox's event socket is held by one replica; the asks of its space change on others. Every
 // socket, on every replica, sees each ask opened and every change to it, in the order the changes
 // were made: the agent on one replica, the person on another, the socket on a third.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Ask, ServerEvent } from "@loopback/shared/generated/types";
 import { structured } from "../support/agent.ts";
 import type { EventSocket } from "../support/person.ts";
-import { Replicas } from "../support/replicas.ts";
+import { Replicas, withReplicas } from "../support/replicas.ts";
 import { askWhen, newProject, openedAsk, running, until } from "../support/scene.ts";
 import { reviewInput } from "../mcp/mcp-scene.ts";
 
@@ -26,12 +26,7 @@ describe.each([2, 3])("%i replicas on one database", (count) => {
   let r: Replicas;
   let personToken: string;
   let agentToken: string;
-  beforeAll(async () => {
-    r = await Replicas.start(count);
-    personToken = await r.token("ada");
-    agentToken = await r.token("ada", { agent: true });
-  }, 60_000);
-  afterAll(() => r.dispose());
+  withReplicas(count, (started) => ({ r, personToken, agentToken } = started));
 
   test("a socket on one replica sees an ask opened through another, with the waiting call", async () => {
     const socket = await r.person(personToken, 1).socket();

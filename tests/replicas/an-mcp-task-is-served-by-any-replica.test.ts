@@ -1,11 +1,11 @@
 // A task-augmented call started on one replica lives in the database: the same session, carried to
 // another replica, lists the task, polls it `working` while the person has the move, and gets its
 // result once the person answered on a third.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { CallToolResultSchema, CreateTaskResultSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { Replicas } from "../support/replicas.ts";
+import { Replicas, withReplicas } from "../support/replicas.ts";
 import { newProject, openedAsk } from "../support/scene.ts";
 import { questionInput, toolReply } from "../mcp/mcp-scene.ts";
 
@@ -13,12 +13,7 @@ describe.each([2, 3])("%i replicas on one database", (count) => {
   let r: Replicas;
   let personToken: string;
   let agentToken: string;
-  beforeAll(async () => {
-    r = await Replicas.start(count);
-    personToken = await r.token("ada");
-    agentToken = await r.token("ada", { agent: true });
-  }, 60_000);
-  afterAll(() => r.dispose());
+  withReplicas(count, (started) => ({ r, personToken, agentToken } = started));
 
   /** An SDK client on replica `at`, in session `sessionId` when given (no new initialize), else a new one. */
   async function client(at: number, sessionId?: string) {

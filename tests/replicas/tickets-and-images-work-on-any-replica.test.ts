@@ -1,9 +1,9 @@
 // Tickets and images live in the database the replicas share: an upload ticket issued on one
 // replica takes its image on another, the image is read (and named in an ask) on a third, and an
 // event ticket issued on one opens the socket on another, once, whichever replica is tried next.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { EventSocket } from "../support/person.ts";
-import { Replicas } from "../support/replicas.ts";
+import { Replicas, withReplicas } from "../support/replicas.ts";
 import { newProject, openedAsk, running } from "../support/scene.ts";
 import { PNG, put, uploadTicket } from "../relay/upload-image.ts";
 
@@ -11,12 +11,7 @@ describe.each([2, 3])("%i replicas on one database", (count) => {
   let r: Replicas;
   let personToken: string;
   let agentToken: string;
-  beforeAll(async () => {
-    r = await Replicas.start(count);
-    personToken = await r.token("ada");
-    agentToken = await r.token("ada", { agent: true });
-  }, 60_000);
-  afterAll(() => r.dispose());
+  withReplicas(count, (started) => ({ r, personToken, agentToken } = started));
 
   /** The same URL on replica `i` instead of the host it names. */
   const on = (url: string, i: number) => new URL(new URL(url).pathname, r.urlOf(i)).toString();

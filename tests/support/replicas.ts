@@ -4,6 +4,7 @@
 // docs/haproxy.cfg in front. Tests talk to a replica directly to know which one serves them, or to
 // the balancer as agents and inboxes do. Everything is torn down by `dispose`, and by the process's
 // exit when a test fails before it.
+import { afterAll, beforeAll } from "bun:test";
 import { Agent } from "./agent.ts";
 import { HaProxy } from "./haproxy.ts";
 import { Person } from "./person.ts";
@@ -134,3 +135,16 @@ export class Replicas {
 }
 
 const name = (i: number) => `r${i + 1}`;
+
+/**
+ * Inside a `describe`: `count` replicas started before its tests, with ada's inbox and agent tokens,
+ * handed to `use`, and stopped after them.
+ */
+export function withReplicas(count: number, use: (started: { r: Replicas; personToken: string; agentToken: string }) => void): void {
+  let r: Replicas | undefined;
+  beforeAll(async () => {
+    r = await Replicas.start(count);
+    use({ r, personToken: await r.token("ada"), agentToken: await r.token("ada", { agent: true }) });
+  }, 60_000);
+  afterAll(() => r?.dispose());
+}
