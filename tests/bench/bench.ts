@@ -1,6 +1,7 @@
 // `bun run bench`: starts a real relay on a temporary database and measures it from the outside, each
 // figure beside a floor measured in the same run. Prints one table and writes the same as JSON to
 // tests/bench/results/latest.json. `--smoke` runs every part small, for CI (figures not meaningful).
+import { pct, spread, type Row } from "./stats.ts";
 import { Database } from "bun:sqlite";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
@@ -24,22 +25,8 @@ const N = {
   throughputSeconds: SMOKE ? 2 : 10,
 };
 
-interface Row {
-  figure: string;
-  p50?: number;
-  p90?: number;
-  p99?: number;
-  max?: number;
-  value?: string;
-  goal: string;
-  met?: boolean;
-}
 
 const rows: Row[] = [];
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
-};
 const ms = (x: number | undefined) => (x === undefined ? "" : x < 10 ? x.toFixed(2) : x.toFixed(1));
 const now = () => performance.now();
 
@@ -280,7 +267,6 @@ async function throughput() {
 /** The fastest peer's whole reply → return path (mcp-feedback-enhanced 1.2.23, measured in issue 16). */
 const PEER_REPLY_MS = 0.4;
 const PEER_ASK_MS = 1.0;
-const spread = (xs: number[]) => ({ p50: pct(xs, 50), p90: pct(xs, 90), p99: pct(xs, 99), max: Math.max(...xs) });
 
 for (const [label, pauseMs, runs] of [
   ["paused 100 ms, as a person answers", 100, N.pausedRuns],

@@ -5,6 +5,7 @@
 // TLS request.
 //
 // `bun tests/bench/push.ts [runs]` prints the result; `benchPush` is what bench.ts calls.
+import { pct } from "./stats.ts";
 import { Agent } from "../support/agent.ts";
 import { PushReceiver } from "../support/push-receiver.ts";
 import { RelayProcess } from "../support/relay-process.ts";
@@ -17,10 +18,6 @@ export interface PushBench {
   runs: number;
 }
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
 
 export async function benchPush({ runs = 200 } = {}): Promise<PushBench> {
   let token = "";

@@ -3,27 +3,13 @@
 // reaches the waiting call through NOTIFY), beside one durable PostgreSQL commit sampled between the
 // same rounds; complete cycles per second with 1, 2 and 3 replicas; many agents waiting spread over
 // two replicas. `benchReplicas` is what bench.ts calls; it returns the rows it measured.
+import { spread, type Row } from "./stats.ts";
 import postgres from "postgres";
 import { Agent, structured } from "../support/agent.ts";
 import { Person } from "../support/person.ts";
 import { freshDatabase, RelayProcess } from "../support/relay-process.ts";
 
-export interface ReplicaRow {
-  figure: string;
-  p50?: number;
-  p90?: number;
-  p99?: number;
-  max?: number;
-  value?: string;
-  goal: string;
-  met?: boolean;
-}
 
-const pct = (xs: number[], p: number) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
-};
-const spread = (xs: number[]) => ({ p50: pct(xs, 50), p90: pct(xs, 90), p99: pct(xs, 99), max: Math.max(...xs) });
 const now = () => performance.now();
 const ENV = { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000" };
 
@@ -155,8 +141,8 @@ async function manyWaiting(count: number) {
   return { answered, rss, allWaitingMs, answeredMs };
 }
 
-export async function benchReplicas({ smoke = false } = {}): Promise<ReplicaRow[]> {
-  const rows: ReplicaRow[] = [];
+export async function benchReplicas({ smoke = false } = {}): Promise<Row[]> {
+  const rows: Row[] = [];
   const r = await acrossReplicas(smoke ? 5 : 100, 100);
   const commit = spread(r.commit);
   const across = spread(r.across);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { newProject, openedAsk, questionInput, scene, toolReply, type Scene } from "./mcp-scene.ts";
+import { newProject, openedAsk, questionInput, scene, toolReply, type Scene, sessionHeaders } from "./mcp-scene.ts";
 
 // A blocking call sent alone is carried on the relay's own stream; one inside a JSON-RPC batch is
 // the SDK's to carry, through the same call. Both must wait for the person and hand the reply over.
@@ -26,16 +26,9 @@ async function answerTo(body: ReadableStream<Uint8Array>, id: string): Promise<a
 
 test("a blocking call sent in a batch waits for the person and returns their reply", async () => {
   const project = newProject();
-  const { transport } = s.agent;
   const response = await fetch(`${s.relay.url}/mcp`, {
     method: "POST",
-    headers: {
-      Authorization: `Bearer ${s.agentToken}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "mcp-session-id": transport.sessionId!,
-      "mcp-protocol-version": transport.protocolVersion!,
-    },
+    headers: sessionHeaders(s.agent, s.agentToken),
     body: JSON.stringify([{ jsonrpc: "2.0", id: "in-a-batch", method: "tools/call", params: { name: "ask_question", arguments: questionInput(project) } }]),
   });
   expect(response.status).toBe(200);

@@ -84,3 +84,14 @@ export async function uploadPng(agent: Agent): Promise<string> {
 }
 
 export { Agent, Person };
+
+/** The headers of a POST to /mcp in the agent's own session, for a test that sends JSON-RPC by hand. */
+export function sessionHeaders(agent: Agent, token: string): Record<string, string> {
+  return {
+    Authorization: `Bearer ${token}`,
+    "Content-Type": "application/json",
+    Accept: "application/json, text/event-stream",
+    "mcp-session-id": agent.transport.sessionId!,
+    "mcp-protocol-version": agent.transport.protocolVersion!,
+  };
+}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Ask } from "@loopback/shared/generated/types";
 import { Agent } from "../support/agent.ts";
 import { askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, until, type Scene } from "./mcp-scene.ts";
+import { events } from "../support/sse-events.ts";
 
 let s: Scene;
 beforeAll(async () => {
@@ -131,23 +132,6 @@ class RawClient {
 
   resume(lastEventId: string) {
     return fetch(`${s.relay.url}/mcp`, { headers: { ...this.headers({ Accept: "text/event-stream" }), "last-event-id": lastEventId } });
-  }
-}
-
-/** The events of an SSE body, as they arrive. */
-async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; data: string }> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const id = /^id: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1] ?? "";
-      if (id !== undefined || data) yield { id, data };
-    }
   }
 }
 

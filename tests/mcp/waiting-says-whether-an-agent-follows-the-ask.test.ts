@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { AskEvent } from "@loopback/shared/generated/types";
-import { Agent, askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, type Scene } from "./mcp-scene.ts";
+import { Agent, askWhen, newProject, openedAsk, questionInput, readAsk, running, scene, toolReply, type Scene, sessionHeaders } from "./mcp-scene.ts";
 
 let s: Scene;
 beforeAll(async () => {
@@ -52,17 +52,10 @@ test("a call the agent cancels stops waiting, and the reply is kept for wait_for
 
 test("a call whose HTTP connection drops stops waiting, and the reply is kept for wait_for_reply", async () => {
   const project = newProject();
-  const transport = s.agent.transport;
   const abort = new AbortController();
   const response = await fetch(`${s.relay.url}/mcp`, {
     method: "POST",
-    headers: {
-      Authorization: `Bearer ${s.agentToken}`,
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "mcp-session-id": transport.sessionId!,
-      "mcp-protocol-version": transport.protocolVersion!,
-    },
+    headers: sessionHeaders(s.agent, s.agentToken),
     body: JSON.stringify({ jsonrpc: "2.0", id: "raw-1", method: "tools/call", params: { name: "ask_question", arguments: questionInput(project) } }),
     signal: abort.signal,
   });

@@ -9,25 +9,9 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { Replicas, withReplicas } from "../support/replicas.ts";
 import { askWhen, newProject, openedAsk, readAsk, running } from "../support/scene.ts";
 import { questionInput, toolReply } from "../mcp/mcp-scene.ts";
+import { events } from "../support/sse-events.ts";
 
 const PROTOCOL = "2025-11-25";
-
-/** The events of an SSE body, as they arrive. */
-async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; data: string }> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const id = /^id: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1] ?? "";
-      if (id !== undefined || data) yield { id, data };
-    }
-  }
-}
 
 describe.each([2, 3])("%i replicas on one database", (count) => {
   let r: Replicas;

@@ -61,8 +61,8 @@ export function openSqliteStore(dataDir: string): Store {
   return sqliteStore(openDb(dataDir), { closeDb: true });
 }
 
-/** The store over an open SQLite database (tests open one beside a relay's to look at its file). */
-export function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
+/** The store over an open SQLite database. */
+function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
   const replica = newId("rpl");
   return storeOver(sqliteDialect(db, replica), replica, {
     // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere.
