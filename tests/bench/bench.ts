@@ -9,15 +9,17 @@ import { join } from "node:path";
 import { Agent, structured } from "../support/agent.ts";
 import { EventSocket, Person } from "../support/person.ts";
 import { RelayProcess, ROOT } from "../support/relay-process.ts";
-import { absoluteNow, PersonThread } from "./person-thread.ts";
+import { absoluteNow, PersonProcess } from "./person-process.ts";
 import { benchPush } from "./push.ts";
 import { benchReplicas } from "./replicas.ts";
 import { benchSidepanel } from "./sidepanel.ts";
 
 const SMOKE = process.argv.includes("--smoke");
+// `--rounds` runs only the paused and back-to-back rounds: the part to re-run while working on latency.
+const ROUNDS_ONLY = process.argv.includes("--rounds");
 const N = {
-  latencyRuns: SMOKE ? 20 : 500,
-  pausedRuns: SMOKE ? 5 : 150,
+  latencyRuns: SMOKE ? 20 : Number(process.env.B2B_RUNS ?? 500),
+  pausedRuns: SMOKE ? 5 : Number(process.env.PAUSED_RUNS ?? 150),
   waiting: SMOKE ? [100] : [1_000, 10_000],
   fanout: SMOKE ? 50 : 1_000,
   fanoutRuns: SMOKE ? 3 : 20,
@@ -87,10 +89,32 @@ async function olderAgent(): Promise<Agent> {
   return agent;
 }
 
+/** The bare path (bare-relay.ts): the relay's transports and disk with nothing of Loopback between them. */
+async function bareRelay(): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "bare-relay.ts"), relay.dataDir], { stdout: "pipe", stderr: "inherit" });
+  const reader = child.stdout.getReader();
+  let out = "";
+  while (!/listening (\d+)/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`the bare relay did not start: ${out}`);
+    out += new TextDecoder().decode(value);
+  }
+  const port = /listening (\d+)/.exec(out)![1];
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      child.kill();
+      await child.exited;
+    },
+  };
+}
+
 interface Rounds {
   askToInbox: number[];
   replyToAgent: number[];
   replyToOlder: number[];
+  bareAsk: number[];
+  bareReply: number[];
   commit: number[];
   http: number[];
 }
@@ -100,22 +124,29 @@ interface Rounds {
  * `pauseMs` before each round, before the person's reply and before each floor sample taken between
  * rounds: a person never answers back to back, nor the instant a question appears, and a floor
  * measured apart from the rounds would see a warmer disk and process than they do. The person's
- * socket and reply run on a thread of their own, as a browser is a process apart from the agent.
- * Rounds alternate a current client with an older one (no call record).
+ * socket and reply run in a process of their own, as a browser is apart from the agent.
+ * Rounds take turns: a current client, an older one (no call record), and the same client and person
+ * on the bare path, so all three see the machine as it is in that moment.
  */
 async function rounds(runs: number, pauseMs: number): Promise<Rounds> {
-  const current = await Agent.connect(relay.url, agentToken, "bench-agent", "1.0");
-  const older = await olderAgent();
-  const inbox = await PersonThread.start(relay.url, personToken);
+  const bare = await bareRelay();
+  const agents = [
+    await Agent.connect(relay.url, agentToken, "bench-agent", "1.0"),
+    await olderAgent(),
+    await Agent.connect(bare.url, "bare", "bench-agent", "1.0"),
+  ];
+  const inbox = await PersonProcess.start(relay.url, personToken);
+  const bareInbox = await PersonProcess.start(bare.url, "bare");
   const floor = commitFloor();
-  const out: Rounds = { askToInbox: [], replyToAgent: [], replyToOlder: [], commit: [], http: [] };
+  const out: Rounds = { askToInbox: [], replyToAgent: [], replyToOlder: [], bareAsk: [], bareReply: [], commit: [], http: [] };
   const warmup = 20;
-  for (let i = 0; i < 2 * (runs + warmup); i++) {
-    const agent = i % 2 ? older : current;
+  for (let i = 0; i < 3 * (runs + warmup); i++) {
+    const kind = i % 3;
+    const agent = agents[kind];
     if (pauseMs) await Bun.sleep(pauseMs);
     const commit = floor.sample();
     const http = await httpFloor();
-    const { replied } = await inbox.arm({ outcome: "answered", selected: ["B"] }, pauseMs);
+    const { replied } = await (kind === 2 ? bareInbox : inbox).arm({ outcome: "answered", selected: ["B"] }, pauseMs);
     if (pauseMs) await Bun.sleep(pauseMs);
     const asked = absoluteNow();
     const result = await agent.call("ask_question", { question: `Run ${pauseMs}.${i}?`, project: "bench", options: [{ label: "A" }, { label: "B" }] });
@@ -123,21 +154,25 @@ async function rounds(runs: number, pauseMs: number): Promise<Rounds> {
     structured(result);
     const { seenAt, sentAt, status } = await replied;
     if (status !== 200) throw new Error(`the reply was refused: ${status}`);
-    if (i >= 2 * warmup) {
-      out.commit.push(commit);
-      out.http.push(http);
-      if (agent === current) {
-        out.askToInbox.push(seenAt - asked);
-        out.replyToAgent.push(returned - sentAt);
-      } else out.replyToOlder.push(returned - sentAt);
+    if (i < 3 * warmup) continue;
+    out.commit.push(commit);
+    out.http.push(http);
+    if (kind === 0) {
+      out.askToInbox.push(seenAt - asked);
+      out.replyToAgent.push(returned - sentAt);
+    } else if (kind === 1) out.replyToOlder.push(returned - sentAt);
+    else {
+      out.bareAsk.push(seenAt - asked);
+      out.bareReply.push(returned - sentAt);
     }
   }
   floor.close();
-  await inbox.stop();
-  await current.close();
-  await older.close();
+  await Promise.all([inbox.stop(), bareInbox.stop()]);
+  await Promise.all(agents.map((a) => a.close()));
+  await bare.stop();
   return out;
 }
+
 
 // --- calls resumed across a restart --------------------------------------------------------------
 /**
@@ -294,62 +329,75 @@ for (const [label, pauseMs, runs] of [
     met: reply.p50 - older.p50 <= 0.1,
   });
   rows.push({ figure: `${label}: ask → ask.opened on the inbox socket`, ...ask, goal: `p50 ≤ the peer's ${PEER_ASK_MS} ms`, met: ask.p50 <= PEER_ASK_MS });
-}
-
-for (const count of N.waiting) {
-  const w = await waiting(count);
-  const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`;
-  const goalMb = count >= 10_000 ? 500 : undefined;
+  // The same client, person and disk with nothing of Loopback between them: what the transports cost.
+  const bareReply = spread(r.bareReply);
+  const bareAsk = spread(r.bareAsk);
   rows.push({
-    figure: `${count.toLocaleString("en")} agents waiting at once`,
-    value: `${w.answered}/${count} answered; RSS ${mb(w.rssWaiting)} waiting (${mb(w.rssBefore)} idle); all waiting in ${(w.allWaitingMs / 1000).toFixed(1)} s, all answered in ${(w.answeredMs / 1000).toFixed(1)} s`,
-    goal: goalMb ? `all answered, RSS < ${goalMb} MB` : "all answered, none lost",
-    met: w.answered === count && (!goalMb || w.rssWaiting < goalMb * 1024 * 1024),
+    figure: `${label}: bare path (same transports and commit, no Loopback): reply → agent`,
+    ...bareReply,
+    value: `Loopback adds ${ms(reply.p50 - bareReply.p50)} p50, ${ms(reply.p99 - bareReply.p99)} p99`,
+    goal: "—",
   });
+  rows.push({ figure: `${label}: bare path: ask → frame on the inbox socket`, ...bareAsk, value: `Loopback adds ${ms(ask.p50 - bareAsk.p50)} p50, ${ms(ask.p99 - bareAsk.p99)} p99`, goal: "—" });
 }
 
-// While the relay is killed on purpose, the SDK client can leave a POST's ECONNRESET unhandled (it
-// then resumes its streams itself): noted, not fatal, for this stage only.
-const killedOnPurpose = (e: unknown) => console.warn(`bench: unhandled while the relay was killed on purpose: ${String(e)}`);
-process.on("unhandledRejection", killedOnPurpose);
-const resumedMs = await resumed(SMOKE ? 20 : 200);
-process.off("unhandledRejection", killedOnPurpose);
-rows.push({
-  figure: `${SMOKE ? 20 : 200} calls waiting across a kill -9: restarted relay listening → each returns the answer`,
-  p50: pct(resumedMs, 50),
-  p99: pct(resumedMs, 99),
-  value: `${resumedMs.length}/${SMOKE ? 20 : 200} returned`,
-  goal: "all return; within the 3 s retry + ~0.5 s",
-  met: resumedMs.length === (SMOKE ? 20 : 200) && pct(resumedMs, 99) < 3_500,
-});
+if (ROUNDS_ONLY) await relay.dispose();
+else {
+  for (const count of N.waiting) {
+    const w = await waiting(count);
+    const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`;
+    const goalMb = count >= 10_000 ? 500 : undefined;
+    rows.push({
+      figure: `${count.toLocaleString("en")} agents waiting at once`,
+      value: `${w.answered}/${count} answered; RSS ${mb(w.rssWaiting)} waiting (${mb(w.rssBefore)} idle); all waiting in ${(w.allWaitingMs / 1000).toFixed(1)} s, all answered in ${(w.answeredMs / 1000).toFixed(1)} s`,
+      goal: goalMb ? `all answered, RSS < ${goalMb} MB` : "all answered, none lost",
+      met: w.answered === count && (!goalMb || w.rssWaiting < goalMb * 1024 * 1024),
+    });
+  }
 
-const fo = await fanout();
-rows.push({ figure: `fan-out: ${N.fanout.toLocaleString("en")} inbox sockets, last one has the frame`, p50: pct(fo.lastFrame, 50), p99: pct(fo.lastFrame, 99), goal: "—" });
+  // While the relay is killed on purpose, the SDK client can leave a POST's ECONNRESET unhandled (it
+  // then resumes its streams itself): noted, not fatal, for this stage only.
+  const killedOnPurpose = (e: unknown) => console.warn(`bench: unhandled while the relay was killed on purpose: ${String(e)}`);
+  process.on("unhandledRejection", killedOnPurpose);
+  const resumedMs = await resumed(SMOKE ? 20 : 200);
+  process.off("unhandledRejection", killedOnPurpose);
+  rows.push({
+    figure: `${SMOKE ? 20 : 200} calls waiting across a kill -9: restarted relay listening → each returns the answer`,
+    p50: pct(resumedMs, 50),
+    p99: pct(resumedMs, 99),
+    value: `${resumedMs.length}/${SMOKE ? 20 : 200} returned`,
+    goal: "all return; within the 3 s retry + ~0.5 s",
+    met: resumedMs.length === (SMOKE ? 20 : 200) && pct(resumedMs, 99) < 3_500,
+  });
 
-const tp = await throughput();
-rows.push({ figure: `throughput: ask → reply → return, ${N.throughputAgents} agents`, value: `${Math.round(tp.perSecond)} cycles/s`, goal: "—" });
+  const fo = await fanout();
+  rows.push({ figure: `fan-out: ${N.fanout.toLocaleString("en")} inbox sockets, last one has the frame`, p50: pct(fo.lastFrame, 50), p99: pct(fo.lastFrame, 99), goal: "—" });
 
-await relay.dispose();
+  const tp = await throughput();
+  rows.push({ figure: `throughput: ask → reply → return, ${N.throughputAgents} agents`, value: `${Math.round(tp.perSecond)} cycles/s`, goal: "—" });
 
-// Web Push: from the agent's call to the push reaching a push service, on a relay of its own.
-const pushed = await benchPush({ runs: SMOKE ? 5 : 200 });
-rows.push({ figure: "agent's call → Web Push request at the push service (decrypted, VAPID checked)", p50: pushed.p50, p90: pushed.p90, p99: pushed.p99, max: pushed.max, goal: "—" });
+  await relay.dispose();
 
-// The side panel, in real Chromium: opening an ask that holds a large diff and a large code block.
-const panel = await benchSidepanel({ runs: SMOKE ? 3 : 20 });
-rows.push({ figure: "side panel: open a 252 KiB review (176 KiB diff, 93 files + 2,000-line code block)", p50: panel.p50, p99: panel.p99, goal: "—" });
-const withComments = panel.withComments;
-rows.push({
-  figure: `side panel: the same review with ${withComments.comments} comments on its lines`,
-  p50: withComments.p50,
-  p99: withComments.p99,
-  value: `${(withComments.p50 / panel.p50).toFixed(2)}× the review without comments (p50)`,
-  goal: "≤ 1.2× without comments",
-  met: withComments.p50 <= 1.2 * panel.p50,
-});
+  // Web Push: from the agent's call to the push reaching a push service, on a relay of its own.
+  const pushed = await benchPush({ runs: SMOKE ? 5 : 200 });
+  rows.push({ figure: "agent's call → Web Push request at the push service (decrypted, VAPID checked)", p50: pushed.p50, p90: pushed.p90, p99: pushed.p99, max: pushed.max, goal: "—" });
 
-// Several relays on one PostgreSQL database: across replicas beside the same replica and a PostgreSQL commit.
-rows.push(...(await benchReplicas({ smoke: SMOKE })));
+  // The side panel, in real Chromium: opening an ask that holds a large diff and a large code block.
+  const panel = await benchSidepanel({ runs: SMOKE ? 3 : 20 });
+  rows.push({ figure: "side panel: open a 252 KiB review (176 KiB diff, 93 files + 2,000-line code block)", p50: panel.p50, p99: panel.p99, goal: "—" });
+  const withComments = panel.withComments;
+  rows.push({
+    figure: `side panel: the same review with ${withComments.comments} comments on its lines`,
+    p50: withComments.p50,
+    p99: withComments.p99,
+    value: `${(withComments.p50 / panel.p50).toFixed(2)}× the review without comments (p50)`,
+    goal: "≤ 1.2× without comments",
+    met: withComments.p50 <= 1.2 * panel.p50,
+  });
+
+  // Several relays on one PostgreSQL database: across replicas beside the same replica and a PostgreSQL commit.
+  rows.push(...(await benchReplicas({ smoke: SMOKE })));
+}
 
 // --- report ---------------------------------------------------------------------------------------
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${Math.round(totalmem() / 1024 ** 3)} GiB, Bun ${Bun.version}`;
@@ -362,9 +410,9 @@ const table = [
 console.log(`\nLoopback benchmark${SMOKE ? " (smoke run: small counts, figures not meaningful)" : ""} — ${new Date().toISOString()}\n${machine}\n\n${table}\n`);
 const out = join(ROOT, "tests/bench/results");
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, SMOKE ? "smoke.json" : "latest.json"), JSON.stringify({ at: new Date().toISOString(), machine, smoke: SMOKE, rows }, null, 2) + "\n");
+writeFileSync(join(out, SMOKE ? "smoke.json" : ROUNDS_ONLY ? "rounds.json" : "latest.json"), JSON.stringify({ at: new Date().toISOString(), machine, smoke: SMOKE, rows }, null, 2) + "\n");
 // `--readme` puts the table into the README between its bench markers, so the README shows the latest run.
-if (process.argv.includes("--readme") && !SMOKE) {
+if (process.argv.includes("--readme") && !SMOKE && !ROUNDS_ONLY) {
   const readme = join(ROOT, "README.md");
   const text = readFileSync(readme, "utf8");
   const block = `<!-- bench:start -->\n${new Date().toISOString().slice(0, 10)}, ${machine}\n\n${table}\n<!-- bench:end -->`;

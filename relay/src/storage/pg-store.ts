@@ -54,6 +54,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
         await tx.execute(sql`set local synchronous_commit = off`);
         return fn(tx as unknown as Query);
       }),
+    statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
     transaction: (fn) => db.transaction((tx) => fn(tx as unknown as Query)),
     announce: async (tx, change) => {
       await (tx as unknown as typeof db).execute(sql`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`);

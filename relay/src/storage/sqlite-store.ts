@@ -7,6 +7,7 @@ import { newId } from "../ids.ts";
 import { openDb, type Db } from "./db.ts";
 import { Serial, type Dialect, type Query } from "./dialect.ts";
 import * as schema from "./schema.ts";
+import { CachedTokens } from "./cached-tokens.ts";
 import { storeOver } from "./records/store-over.ts";
 import type { Store } from "./store.ts";
 
@@ -46,6 +47,10 @@ export function sqliteDialect(db: Db, replica: string): Dialect {
           client.query("PRAGMA synchronous = FULL").run();
         }
       }),
+    statement: (name, build) => {
+      const query = build(q).prepare(name);
+      return (_tx, params) => query.execute(params);
+    },
     transaction: (fn) => turns.run(() => inTransaction(fn)),
     // One relay per file: there is nobody else to tell.
     announce: async () => {},
@@ -64,7 +69,7 @@ export function openSqliteStore(dataDir: string): Store {
 /** The store over an open SQLite database. */
 function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
   const replica = newId("rpl");
-  return storeOver(sqliteDialect(db, replica), replica, {
+  const store = storeOver(sqliteDialect(db, replica), replica, {
     // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere.
     listen: async (_onChange, onReady) => {
       onReady?.();
@@ -74,4 +79,6 @@ function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
       if (opts.closeDb) db.$client.close();
     },
   });
+  const dataVersion = db.$client.query<{ data_version: number }, []>("PRAGMA data_version");
+  return { ...store, tokens: new CachedTokens(store.tokens, () => dataVersion.get()!.data_version) };
 }

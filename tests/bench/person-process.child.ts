@@ -1,11 +1,8 @@
-// The person's side of the benchmark's rounds, on a thread of its own: their inbox socket and their
-// reply, as a browser is a process apart from the agent. On one event loop the agent's client would
-// wait for the inbox's frames to be parsed before it read its own result, and the rounds would time
-// that queue. Times are absolute (`timeOrigin + now()`), so the two threads' marks compare.
+// The person's side of the benchmark's rounds, in a process of its own: their inbox socket and their
+// reply, as a browser is a process apart from the agent: nothing of the agent's event loop or HTTP
+// client is the person's too. Times are absolute (`timeOrigin + now()`), so the two processes' marks compare.
 import { EventSocket, Person } from "../support/person.ts";
-import { absoluteNow, type FromPerson, type ToPerson } from "./person-thread.ts";
-
-declare const self: Worker;
+import { absoluteNow, type FromPerson, type ToPerson } from "./person-process.ts";
 
 let person: Person;
 let socket: EventSocket;
@@ -24,14 +21,13 @@ async function answer(reply: unknown, afterMs: number) {
   const okAt = absoluteNow();
   // Drain this ask's updates so the next round waits only for its own frames.
   socket.frames.length = 0;
-  // Told a moment later, so the message does not land on the agent's thread while it reads its result.
+  // Told a moment later, so the message does not reach the agent's process while it reads its result.
   setTimeout(() => post({ type: "replied", askId: opened.ask.id, seenAt, sentAt, okAt, status: res.status }), 10);
 }
 
-const post = (m: FromPerson) => self.postMessage(m);
+const post = (m: FromPerson) => process.send!(m);
 
-self.onmessage = async (event: MessageEvent<ToPerson>) => {
-  const m = event.data;
+process.on("message", async (m: ToPerson) => {
   if (m.type === "start") {
     person = new Person(m.url, m.token);
     socket = await person.socket(false);
@@ -44,4 +40,4 @@ self.onmessage = async (event: MessageEvent<ToPerson>) => {
     socket.close();
     post({ type: "stopped" });
   }
-};
+});
