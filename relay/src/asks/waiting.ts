@@ -191,13 +191,9 @@ export class Waiting {
     if (replies <= from) return undefined;
     // Hand over the newest: an older one was overtaken (a briefing dismissed on the agent's turn).
     // Lost to another follower's claim, it is still this follower's to return (see above). Recorded
-    // once the result is on its way, not before: the record is written without waiting for the disk
-    // anyway (a reply whose record is lost is handed over again, never lost), and after a pause the
-    // write cost the agent ~0.4 ms (issue 16).
-    if (replies > stored.delivered) {
-      const at = this.clock.now();
-      setImmediate(() => void this.store.claimDelivery(askId, stored.delivered, replies, at).catch((e) => console.warn("could not record the reply handed over on", askId, e)));
-    }
+    // before the result is written: the agent's next call (answer_follow_up, wait_for_reply, on any
+    // replica) starts from what was handed over, and must not be handed this reply again.
+    if (replies > stored.delivered) await this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
     return latestReply(stored.ask)!.reply;
   }
 

@@ -32,6 +32,7 @@ export class SqlAskRecords implements AskRecords {
   #insertCall;
   #insertEntry;
   #move;
+  #claim;
 
   constructor(
     private d: Dialect,
@@ -91,6 +92,13 @@ export class SqlAskRecords implements AskRecords {
         .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before"))))
         .returning({ id: t.asks.id }),
     );
+    this.#claim = d.statement("claim_delivery", (q) =>
+      q
+        .update(t.asks)
+        .set({ delivered: at("next"), deliveredAt: at("at") })
+        .where(and(eq(t.asks.id, p("id")), eq(t.asks.delivered, p("expected"))))
+        .returning({ id: t.asks.id }),
+    );
   }
 
   async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow): Promise<void> {
@@ -129,15 +137,7 @@ export class SqlAskRecords implements AskRecords {
 
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean> {
     // Written without waiting for the disk: if a power cut lost it, the reply is handed over again, never lost.
-    const { t } = this.d;
-    return this.d.withoutWaitingForDisk(async (q) => {
-      const claimed = await q
-        .update(t.asks)
-        .set({ delivered: next, deliveredAt: at })
-        .where(and(eq(t.asks.id, askId), eq(t.asks.delivered, expected)))
-        .returning({ id: t.asks.id });
-      return claimed.length === 1;
-    });
+    return this.d.withoutWaitingForDisk(async (q) => ((await this.#claim(q, { id: askId, expected, next, at })) as unknown[]).length === 1);
   }
 
   /**
