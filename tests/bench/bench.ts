@@ -37,9 +37,15 @@ const relay = new RelayProcess({
   env: { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000" },
 });
 await relay.start();
-// A failure anywhere ends the run with the relay's own last words, not only the client's.
+// A failure anywhere ends the run with the relays' own words, not only the client's: each live relay's
+// internal errors (any stage's relay: the replicas' too), else the end of its log.
 process.on("uncaughtException", (e) => {
-  console.error(`bench: ${String(e)}\nthe relay's log ends:\n${relay.log.slice(-3000)}`);
+  console.error(`bench: ${String(e)}`);
+  for (const r of RelayProcess.live) {
+    const lines = r.log.split("\n");
+    const errors = lines.flatMap((line, i) => (/internal error/.test(line) ? lines.slice(i, i + 12) : []));
+    console.error(`relay at ${r.url} ${errors.length ? `logged:\n${errors.join("\n").slice(0, 4000)}` : `logged no internal error; its log ends:\n${r.log.slice(-2000)}`}`);
+  }
   process.exit(1);
 });
 const personToken = await relay.token("bench");

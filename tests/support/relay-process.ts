@@ -53,6 +53,8 @@ export class RelayProcess {
   port = 0;
   #proc?: Subprocess;
   #log = "";
+  /** Every relay of this process started and not yet disposed: a benchmark that fails says what each logged. */
+  static readonly live = new Set<RelayProcess>();
   #env: Record<string, string>;
 
   constructor(opts: RelayOptions = {}) {
@@ -111,6 +113,7 @@ export class RelayProcess {
     if (!this.port) this.port = await freePort();
     if (TEST_STORE === "postgres" && !this.databaseUrl) this.#env = { ...this.#env, LOOPBACK_DATABASE_URL: await freshDatabase() };
     this.#log = "";
+    RelayProcess.live.add(this);
     const proc = Bun.spawn([process.execPath, CLI, "serve"], {
       env: this.env({ LOOPBACK_PORT: String(this.port) }),
       stdout: "pipe",
@@ -168,6 +171,7 @@ export class RelayProcess {
   }
 
   async dispose(): Promise<void> {
+    RelayProcess.live.delete(this);
     await this.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
