@@ -1,7 +1,8 @@
 // Who is calling: a bearer token resolved to its person and space. Tokens are kept and looked up only
 // by their SHA-256 hash, so neither the store nor the timing of a lookup tells anything about a real
-// token (an index compares hashes, whose prefixes say nothing of the secret). The store is read on every request, so a token revoked
-// by any process (the CLI, another replica) is refused from its commit on.
+// token (an index compares hashes, whose prefixes say nothing of the secret). The store is asked on every request (over SQLite, a
+// lookup held in memory is checked against the file's data_version), so a token revoked by any
+// process (the CLI, another replica) is refused from its commit on.
 import type { Caller, TokenKind } from "./caller.ts";
 import { problem } from "@loopback/shared/problems";
 import type { Clock } from "../clock.ts";

@@ -3,6 +3,7 @@
 // transaction, so the other replicas hear of it exactly when it commits, and in commit order.
 import { sql, type Column } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/postgres-js";
+import { PostgresJsSession, PostgresJsTransaction } from "drizzle-orm/postgres-js/session";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { join } from "node:path";
 import postgres from "postgres";
@@ -43,19 +44,46 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   }
   const db = drizzle({ client, schema: pgSchema });
   const q = db as unknown as Query;
+  // A transaction on a connection reserved first, not `sql.begin` (drizzle's `db.transaction`):
+  // postgres.js 3.4.9's begin can send BEGIN on a connection it has not reserved when BEGIN is the
+  // query that fills that connection's pipeline or socket (porsager/postgres#823; the fix, #1218, is
+  // not released), and the transaction fails with UNSAFE_TRANSACTION — 10,000 asks opened at once
+  // over two replicas hit it in two of three benchmark runs. `reserve()` takes an idle connection
+  // and holds it before anything is sent on it.
+  // Drizzle over one reserved connection, built as drizzle's own `transaction` builds its `tx`
+  // (its session and dialect are not in drizzle's public types).
+  const inner = db as unknown as { dialect: never; session: { schema: never; options: never } };
+  const onConnection = (connection: postgres.ReservedSql) =>
+    new PostgresJsTransaction(inner.dialect, new PostgresJsSession(connection as never, inner.dialect, inner.session.schema, inner.session.options), inner.session.schema) as unknown as Query;
+  const inTransaction = async <T>(fn: (tx: Query) => Promise<T>): Promise<T> => {
+    const reserved = await client.reserve();
+    try {
+      await reserved`begin`;
+      try {
+        const result = await fn(onConnection(reserved));
+        await reserved`commit`;
+        return result;
+      } catch (e) {
+        await reserved`rollback`.catch(() => {});
+        throw e;
+      }
+    } finally {
+      reserved.release();
+    }
+  };
   const dialect: Dialect = {
     kind: "postgres",
     db: q,
     t: pgSchema as unknown as typeof schema,
     write: (fn) => fn(q),
     withoutWaitingForDisk: (fn) =>
-      db.transaction(async (tx) => {
+      inTransaction(async (tx) => {
         // This transaction's commit returns before its WAL is flushed; every other commit waits for it.
-        await tx.execute(sql`set local synchronous_commit = off`);
-        return fn(tx as unknown as Query);
+        await (tx as unknown as typeof db).execute(sql`set local synchronous_commit = off`);
+        return fn(tx);
       }),
     statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
-    transaction: (fn) => db.transaction((tx) => fn(tx as unknown as Query)),
+    transaction: inTransaction,
     announce: async (tx, change) => {
       await (tx as unknown as typeof db).execute(sql`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`);
     },

@@ -56,7 +56,7 @@ export interface TokenListing {
 }
 
 export interface TokenRecords {
-  /** The caller a token hash stands for, unless it was revoked: read from the database every time. */
+  /** The caller a token hash stands for, unless it was revoked, as the database holds it now. */
   callerByHash(hash: string): Promise<Caller | undefined>;
   /**
    * Stores a token hash for a person, creating the space and the person when missing (two writers
