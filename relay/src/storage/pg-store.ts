@@ -49,9 +49,8 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   // query that fills that connection's pipeline or socket (porsager/postgres#823; the fix, #1218, is
   // not released), and the transaction fails with UNSAFE_TRANSACTION — 10,000 asks opened at once
   // over two replicas hit it in two of three benchmark runs. `reserve()` takes an idle connection
-  // and holds it before anything is sent on it.
-  // Drizzle over one reserved connection, built as drizzle's own `transaction` builds its `tx`
-  // (its session and dialect are not in drizzle's public types).
+  // and holds it before anything is sent on it; drizzle's `tx` over it is built as drizzle's own
+  // `transaction` builds one (its session and dialect are not in drizzle's public types).
   const inner = db as unknown as { dialect: never; session: { schema: never; options: never } };
   const onConnection = (connection: postgres.ReservedSql) =>
     new PostgresJsTransaction(inner.dialect, new PostgresJsSession(connection as never, inner.dialect, inner.session.schema, inner.session.options), inner.session.schema) as unknown as Query;
