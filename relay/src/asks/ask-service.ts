@@ -216,9 +216,9 @@ export class AskService {
     const shown = this.withWaiting(after);
     this.bus.publish(caller.spaceId, "ask.updated", shown, before.version + 1);
     this.waiting.wake(after.id);
-    // Whoever that woke is answered first: their results are written before this writer's answer,
-    // which otherwise went out first, in the same turn, and held the agent's back (issue 16).
-    await new Promise((resolve) => setImmediate(resolve));
+    // The writer's answer goes out before the woken calls' results, as it always did: answered first,
+    // an agent's next turn could reach the inbox before the person's own 200, and the side panel
+    // would show that turn with the words just sent still in its draft (a browser test caught it).
     return shown;
   }
 }
