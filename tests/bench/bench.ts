@@ -15,7 +15,8 @@ import { benchReplicas } from "./replicas.ts";
 import { benchSidepanel } from "./sidepanel.ts";
 
 const SMOKE = process.argv.includes("--smoke");
-// `--rounds` runs only the paused and back-to-back rounds: the part to re-run while working on latency.
+// `--rounds` runs only the paused and back-to-back rounds, the part to re-run while working on latency
+// (written to results/rounds.json, never to the README); PAUSED_RUNS and B2B_RUNS set their counts.
 const ROUNDS_ONLY = process.argv.includes("--rounds");
 const N = {
   latencyRuns: SMOKE ? 20 : Number(process.env.B2B_RUNS ?? 500),
