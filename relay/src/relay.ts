@@ -20,6 +20,13 @@ import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
 import { problem, LoopbackProblem } from "@loopback/shared/problems";
 import { askAsOf } from "./asks/ask-as-of.ts";
+import { isDatabaseAway } from "./storage/database-reach.ts";
+
+/**
+ * With replicas, every wait reads its ask again this often: a safety net for a notification lost
+ * without its listener noticing (a reconnection is noticed, and read again at once).
+ */
+const SAFETY_LOOK_MS = 15_000;
 
 export class Relay {
   readonly clock = new Clock();
@@ -36,6 +43,7 @@ export class Relay {
   readonly pushDevices: PushDevices;
   readonly push: PushSender;
   #sweeper: ReturnType<typeof setInterval>;
+  #safetyNet?: ReturnType<typeof setInterval>;
   #listening?: { close(): Promise<void> };
   #elsewhere?: FollowersElsewhere;
   /** Other replicas' changes, one ask at a time in the order they committed. */
@@ -53,14 +61,21 @@ export class Relay {
         relay.waiting.shareWith(elsewhere);
         await elsewhere.start();
       }
+      let listening = false;
       relay.#listening = await store.listen(
         (change) => relay.#onChange(change),
+        // Called again after every reconnection of the listener: what it missed meanwhile is read again.
         () => {
-          relay.waiting.wakeAll();
-          void elsewhere?.reload().catch((e) => console.warn("could not read who follows what", e));
+          if (listening) relay.#catchUp();
+          listening = true;
         },
         elsewhere && ((change) => elsewhere.heard(change)),
       );
+      store.reach?.onBack(() => relay.#catchUp());
+      if (store.kind === "postgres") {
+        relay.#safetyNet = setInterval(() => relay.waiting.wakeAll(), SAFETY_LOOK_MS);
+        relay.#safetyNet.unref?.();
+      }
       return relay;
     } catch (e) {
       await store.close();
@@ -83,11 +98,21 @@ export class Relay {
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
     this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
-    this.#sweeper = setInterval(() => void this.sweep().catch((e) => console.warn("sweep failed:", e)), Math.max(config.sweepEveryMs, 50));
+    this.#sweeper = setInterval(() => void this.sweep().catch((e) => isDatabaseAway(e) || console.warn("sweep failed:", e)), Math.max(config.sweepEveryMs, 50));
     this.#sweeper.unref?.();
     this.pushDevices = new PushDevices(store.push, this.clock);
     this.push = new PushSender(config, this.pushDevices, pushKeys);
     this.push.listen(this.bus);
+  }
+
+  /**
+   * Changes from the other replicas may have been missed (the listener or the database was away):
+   * every wait reads its ask again, every inbox gets its space afresh, and who follows what is read again.
+   */
+  #catchUp(): void {
+    this.waiting.wakeAll();
+    this.bus.resync();
+    void this.#elsewhere?.reload().catch((e) => isDatabaseAway(e) || console.warn("could not read who follows what", e));
   }
 
   /**
@@ -117,7 +142,8 @@ export class Relay {
         if (asOf) this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(askAsOf(stored.ask, asOf)), asOf.version);
         else this.bus.republish(stored.spaceId, this.waiting.withWaiting(stored.ask), stored.version);
       })
-      .catch((e) => console.warn("could not read an ask another replica changed", askId, e))
+      // With the database away the frame is lost here; the inboxes are sent their space afresh once it is back.
+      .catch((e) => void (isDatabaseAway(e) || console.warn("could not read an ask another replica changed", askId, e)))
       .finally(() => {
         if (this.#changes.get(askId) === next) this.#changes.delete(askId);
       });
@@ -143,6 +169,7 @@ export class Relay {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
+    clearInterval(this.#safetyNet);
     this.revocations.stop();
     await this.#listening?.close().catch(() => {});
     await this.#elsewhere?.stop();

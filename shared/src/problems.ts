@@ -77,6 +77,9 @@ export const PROBLEMS = {
   "push.keys_invalid": { status: 422, message: "`keys.p256dh` must be a P-256 public key and `keys.auth` a 16-byte secret, each as base64url." },
   "push.time_zone_unknown": { status: 422, message: "`quietHours.timeZone` must be an IANA time zone, such as Europe/Berlin." },
 
+  // the relay's own state
+  "database.unreachable": { status: 503, message: "The relay cannot reach its database right now; nothing was changed. Try again in a few seconds." },
+
   internal: { status: 500, message: "Something went wrong on the relay; nothing was changed." },
 } as const satisfies Record<string, { status: number; message: string }>;
 

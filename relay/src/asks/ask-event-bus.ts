@@ -17,6 +17,19 @@ export class AskEventBus {
   /** The newest version published of each ask, the most recently published last. */
   #shown = new Map<string, AskState>();
 
+  #resyncs = new Set<() => void>();
+
+  /** Called when what was published may have missed changes, and whoever shows asks should read them all again. */
+  onResync(listener: () => void): () => void {
+    this.#resyncs.add(listener);
+    return () => this.#resyncs.delete(listener);
+  }
+
+  /** Changes may have been missed (the database or the replicas' channel was away): everything shown is read again. */
+  resync(): void {
+    for (const listener of this.#resyncs) listener();
+  }
+
   listen(listener: AskListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -9,6 +9,7 @@ import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskRecords, CallRecords, TaskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
+import { isDatabaseAway } from "../storage/database-reach.ts";
 
 export interface FollowOptions {
   /** Ends the wait early, as when the agent cancels or its connection drops. */
@@ -123,11 +124,22 @@ export class Waiting {
         const every = opts.progressEveryMs;
         timers.push(setInterval(() => opts.onProgress!(Date.now() - started), every));
       }
+      let retryMs = 0;
       for (;;) {
         // Aborted first: a reply taken for a call whose result will be thrown away would count as
         // handed over while nobody read it.
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
-        const reply = await this.take(askId, opts.from, opts.signal);
+        let reply: Reply | undefined;
+        try {
+          reply = await this.take(askId, opts.from, opts.signal);
+          retryMs = 0;
+        } catch (e) {
+          if (!isDatabaseAway(e)) throw e;
+          // The database blinked: the wait goes on, looking again a little later (and at once when
+          // the relay hears the database is back), until its reply or its budget.
+          retryMs = Math.min(retryMs ? retryMs * 2 : RETRY_FIRST_MS, RETRY_MAX_MS);
+          timers.push(setTimeout(() => wake(), retryMs));
+        }
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
         if (reply) return { askId, reply };
         const waited = Date.now() - started;
@@ -259,7 +271,7 @@ export class Waiting {
       .then((stored) => {
         if (stored) this.bus.republish(stored.spaceId, this.withWaiting(stored.ask), stored.version);
       })
-      .catch((e) => console.warn("could not announce who waits on", askId, e));
+      .catch((e) => isDatabaseAway(e) || console.warn("could not announce who waits on", askId, e));
   }
 
   /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */
@@ -267,6 +279,10 @@ export class Waiting {
     return this.followers.count;
   }
 }
+
+/** A wait that could not read its ask looks again after this long, doubling up to `RETRY_MAX_MS`. */
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 1_000;
 
 function pending(askId: string, waitedMs: number, stopping: boolean): ToolReply {
   const waitedSeconds = Math.round(waitedMs / 1000);

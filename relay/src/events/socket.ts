@@ -4,7 +4,7 @@
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { AskEvent, SnapshotEvent } from "@loopback/shared/generated/types";
 import { REVISIONS } from "@loopback/shared/generated/revision";
-import { problem } from "@loopback/shared/problems";
+import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { Caller } from "../auth/gate.ts";
 import { assertAllowedOrigin } from "../http/allowed-origin.ts";
@@ -70,6 +70,40 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       for (const id of tokenIds) for (const ws of byToken.get(id) ?? []) ws.close(REVOKED_CLOSE_CODE, "token revoked");
     },
   });
+  /**
+   * Sends the space as the store holds it now, then the stream. The snapshot is read while changes go
+   * on: every change published meanwhile is sent after it (an inbox keeps the newer copy of an ask),
+   * and the socket joins its topic in the same turn as the last of them, so no change falls between
+   * the snapshot and the stream.
+   */
+  const sendSnapshot = (ws: ServerWebSocket<SocketData>) => {
+    const { caller, revision } = ws.data;
+    ws.unsubscribe(topic(caller.spaceId, revision));
+    const meanwhile: AskEvent[] = [];
+    const stopCapture = relay.bus.listen((spaceId, event) => {
+      if (spaceId === caller.spaceId) meanwhile.push(event);
+    });
+    relay.asks.snapshot(caller).then(
+      (snapshot) => {
+        stopCapture();
+        if (ws.readyState !== WebSocket.OPEN) return;
+        const first: SnapshotEvent = { type: "snapshot", snapshot };
+        ws.send(JSON.stringify(downgradeEvent(first, revision)));
+        for (const event of meanwhile) ws.send(JSON.stringify(downgradeEvent(event, revision)));
+        ws.subscribe(topic(caller.spaceId, revision));
+      },
+      (e) => {
+        stopCapture();
+        if (!(e instanceof LoopbackProblem && e.code === "database.unreachable")) console.warn("event socket: could not read the snapshot", e);
+        // The inbox reconnects and reads its snapshot then.
+        ws.close(1011, "could not read the inbox");
+      },
+    );
+  };
+  // Changes may have been missed: every inbox gets its space afresh (an inbox takes a snapshot as the whole truth).
+  relay.bus.onResync(() => {
+    for (const sockets of byToken.values()) for (const ws of sockets) if (ws.readyState === WebSocket.OPEN) sendSnapshot(ws);
+  });
   relay.bus.listen((spaceId, event) => {
     const srv = server();
     // Serialized only when some inbox of that space listens: an ask can be large.
@@ -88,29 +122,7 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     open(ws: ServerWebSocket<SocketData>) {
       const id = ws.data.caller.tokenId;
       byToken.set(id, (byToken.get(id) ?? new Set()).add(ws));
-      // The snapshot is read from the store while changes go on: every change published meanwhile is
-      // sent after it (an inbox keeps the newer copy of an ask), and the socket joins its topic in
-      // the same turn as the last of them, so no change falls between the snapshot and the stream.
-      const { caller, revision } = ws.data;
-      const meanwhile: AskEvent[] = [];
-      const stopCapture = relay.bus.listen((spaceId, event) => {
-        if (spaceId === caller.spaceId) meanwhile.push(event);
-      });
-      relay.asks.snapshot(caller).then(
-        (snapshot) => {
-          stopCapture();
-          if (ws.readyState !== WebSocket.OPEN) return;
-          const first: SnapshotEvent = { type: "snapshot", snapshot };
-          ws.send(JSON.stringify(downgradeEvent(first, revision)));
-          for (const event of meanwhile) ws.send(JSON.stringify(downgradeEvent(event, revision)));
-          ws.subscribe(topic(caller.spaceId, revision));
-        },
-        (e) => {
-          stopCapture();
-          console.warn("event socket: could not read the snapshot", e);
-          ws.close(1011, "could not read the inbox");
-        },
-      );
+      sendSnapshot(ws);
     },
     close(ws) {
       const id = ws.data.caller.tokenId;

@@ -8,6 +8,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { join } from "node:path";
 import postgres from "postgres";
 import { newId } from "../ids.ts";
+import { DatabaseReach, guardedBy } from "./database-reach.ts";
 import type { Dialect, Query } from "./dialect.ts";
 import * as pgSchema from "./pg-schema.ts";
 import type * as schema from "./schema.ts";
@@ -25,6 +26,14 @@ const APPLICATION_PREFIX = "loopback ";
 const MIGRATION_LOCK = 7_310_010;
 /** Connections per replica; the listener holds one more of its own. */
 export const DEFAULT_POOL = 10;
+/** A connection not ready by then is given up, so a request fails with 503 rather than waiting for a database out of reach. */
+const CONNECT_TIMEOUT_S = 2;
+/**
+ * Seconds before connecting again after a connection failed `n` times in a row. postgres.js's own
+ * grows to 20 s, which held replicas away from a database for that long after it was back; capped, a
+ * replica is connected again within a quarter of a second of it.
+ */
+const reconnectAfterS = (n: number) => Math.min(0.05 * 2 ** n, 0.25);
 
 export interface PgStoreOptions {
   /** This process's name among the replicas; a new one when not given. */
@@ -35,11 +44,15 @@ export interface PgStoreOptions {
 export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
   const replica = opts.replica ?? newId("rpl");
   // Notices (such as "relation already exists, skipping" from the migrator) are not the relay's news.
-  const client = postgres(url, { max: opts.pool ?? DEFAULT_POOL, onnotice: () => {}, connection: { application_name: `${APPLICATION_PREFIX}${replica}` } });
+  const connection = { application_name: `${APPLICATION_PREFIX}${replica}` };
+  const client = postgres(url, { max: opts.pool ?? DEFAULT_POOL, onnotice: () => {}, connect_timeout: CONNECT_TIMEOUT_S, backoff: reconnectAfterS, connection });
+  // Looks for a database that went away on a connection of its own: the pool's may be busy failing.
+  const looker = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 1, idle_timeout: 5, backoff: reconnectAfterS, connection });
+  const reach = new DatabaseReach(() => looker`select 1`);
   try {
     await migrateOnce(url);
   } catch (e) {
-    await client.end({ timeout: 1 });
+    await Promise.all([client.end({ timeout: 1 }), looker.end({ timeout: 1 })]);
     throw e;
   }
   const db = drizzle({ client, schema: pgSchema });
@@ -99,7 +112,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       return rows.map((r) => r.replica);
     },
   };
-  return storeOver(dialect, replica, {
+  const store = storeOver(dialect, replica, {
     listen: async (onChange, onReady, onFollow) => {
       const follows = onFollow
         ? await client.listen(FOLLOW_CHANNEL, (payload) => {
@@ -123,8 +136,12 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
         },
       };
     },
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      reach.stop();
+      await Promise.all([client.end({ timeout: 5 }), looker.end({ timeout: 1 })]);
+    },
   });
+  return guardedBy(reach, store);
 }
 
 /** Applies the numbered migrations under an advisory lock, on a connection of its own (the lock is the session's). */

@@ -4,6 +4,7 @@
 // written since, so every read asks the database.
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Caller, TokenKind } from "../auth/caller.ts";
+import type { DatabaseReach } from "./database-reach.ts";
 import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./schema.ts";
 
 /** An ask as stored, with what only the relay needs to know about it. */
@@ -229,5 +230,7 @@ export interface Store {
    * missed and whoever waits should read again.
    */
   listen(onChange: (change: AskChange) => void, onReady?: () => void, onFollow?: (change: FollowChange) => void): Promise<{ close(): Promise<void> }>;
+  /** Whether a database server can be reached now, for a store that has one (PostgreSQL). */
+  readonly reach?: DatabaseReach;
   close(): Promise<void>;
 }
