@@ -58,8 +58,10 @@ const STEPS: Step[] = [
   { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
-  { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults"], counts: bunCounts },
+  // The trailing slash keeps `bun test`'s path filter from taking tests/faults-pg/ too.
+  { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults/"], counts: bunCounts },
   { name: "replicas: several relays on one PostgreSQL behind HAProxy", cmd: ["bun", "test", "tests/replicas"], counts: bunCounts },
+  { name: "faults-pg: PostgreSQL restarted, killed and cut off under two relays", cmd: ["bun", "test", "tests/faults-pg"], counts: bunCounts },
   { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
   { name: "relay on PostgreSQL: the relay suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/relay")], env: POSTGRES, counts: bunCounts },
   { name: "mcp on PostgreSQL: the MCP suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/mcp")], env: POSTGRES, counts: bunCounts },

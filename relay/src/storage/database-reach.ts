@@ -7,7 +7,7 @@ import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import type { Store } from "./store.ts";
 
 /** How often a database that is away is looked for: a relay serves again this soon after it is back. */
-export const LOOK_EVERY_MS = 200;
+export const LOOK_EVERY_MS = 100;
 /** A look that takes longer than this counts as the database still away. */
 const LOOK_TIMEOUT_MS = 1_000;
 
