@@ -11,6 +11,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Ask, ServerEvent } from "@loopback/shared/generated/types";
 import type { Agent } from "../support/agent.ts";
 import type { EventSocket, Person } from "../support/person.ts";
+import { HealthWatch } from "../support/health-watch.ts";
 import { Replicas } from "../support/replicas.ts";
 import { newProject, running, until } from "../support/scene.ts";
 import { questionInput, toolReply } from "../mcp/mcp-scene.ts";
@@ -79,34 +80,6 @@ function apply(asks: Map<string, Ask>, frame: ServerEvent): void {
   } else asks.set(frame.ask.id, frame.ask);
 }
 
-/** `/healthz` of every replica, timed every 25 ms for as long as the suite runs. */
-class HealthWatch {
-  samples: { at: number; ms: number; status: number }[] = [];
-  #timer?: ReturnType<typeof setInterval>;
-
-  constructor(private urls: string[]) {}
-
-  start(): void {
-    this.#timer = setInterval(() => {
-      for (const url of this.urls) {
-        const started = performance.now();
-        void fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) }).then(
-          (res) => this.samples.push({ at: started, ms: performance.now() - started, status: res.status }),
-          () => this.samples.push({ at: started, ms: Infinity, status: 0 }),
-        );
-      }
-    }, 25);
-  }
-
-  between(from: number, to: number) {
-    return this.samples.filter((s) => s.at >= from && s.at <= to);
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-  }
-}
-
 interface Call {
   agent: Agent;
   project: string;
@@ -149,8 +122,7 @@ describe("PostgreSQL going away under 2 relays behind HAProxy, 100 agents waitin
     person = r.person(personToken, "balancer");
     for (let i = 0; i < AGENTS; i += 20) agents.push(...(await Promise.all(Array.from({ length: 20 }, (_, j) => r.agent(agentToken, "balancer", `agent-${i + j}`)))));
     inboxes = await Promise.all([0, 1].map((i) => new Inbox(r.person(personToken, i)).open()));
-    health = new HealthWatch([0, 1].map((i) => r.urlOf(i)));
-    health.start();
+    health = new HealthWatch([0, 1].map((i) => r.urlOf(i))).start();
   }, 90_000);
 
   afterAll(async () => {
@@ -218,6 +190,7 @@ describe("PostgreSQL going away under 2 relays behind HAProxy, 100 agents waitin
       // The database goes away.
       await fault.down();
       const downAt = performance.now();
+      const downWall = Date.now();
       // The REST API refuses at once (not a hang) on every relay, saying why and when to come back.
       for (let i = 0; i < 2; i++) {
         const asked = performance.now();
@@ -279,10 +252,10 @@ describe("PostgreSQL going away under 2 relays behind HAProxy, 100 agents waitin
         });
       }
 
-      // `/healthz` answered throughout, and fast. Timed from this process, which runs the 100 agents
-      // too: its own pauses under load show as slow answers, so the median is held to the goal and
-      // the slowest printed.
-      const samples = health.between(downAt - 1_000, performance.now());
+      // `/healthz` answered throughout, and fast: every answer a 204, the median within the goal. Timed
+      // by a process of its own; on this 2-core machine shared with other runs its slowest answers
+      // show the machine's pauses too, so they are printed rather than held to the goal.
+      const samples = health.between(downWall - 1_000, Date.now());
       const times = samples.map((s) => s.ms).sort((a, b) => a - b);
       const at = (q: number) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
       console.log(`${fault.name}: /healthz ${samples.length} answers, median ${at(0.5).toFixed(1)} ms, p99 ${at(0.99).toFixed(1)} ms, slowest ${at(1).toFixed(1)} ms`);
