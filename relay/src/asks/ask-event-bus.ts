@@ -25,8 +25,13 @@ export class AskEventBus {
     return () => this.#resyncs.delete(listener);
   }
 
-  /** Changes may have been missed (the database or the replicas' channel was away): everything shown is read again. */
+  /**
+   * Changes may have been missed (the database or the replicas' channel was away): everything shown
+   * is read again. What was published is forgotten with it: a version remembered from before would
+   * have a `waiting` flip shown as that older state (an ask closed meanwhile shown open again).
+   */
   resync(): void {
+    this.#shown.clear();
     for (const listener of this.#resyncs) listener();
   }
 
