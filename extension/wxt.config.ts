@@ -1,9 +1,17 @@
+import { resolve } from "node:path";
 import { defineConfig } from "wxt";
 
 export default defineConfig({
   modules: ["@wxt-dev/module-svelte"],
   // Explicit imports keep src/ free of WXT globals, so the web inbox builds from the same files.
   imports: false,
+  // Neither store reads a license from manifest.json (AMO asks for it when the add-on is submitted:
+  // MIT): the add-on carries the license text itself, beside its manifest.
+  hooks: {
+    "build:publicAssets": (wxt, files) => {
+      files.push({ absoluteSrc: resolve(wxt.config.root, "../LICENSE"), relativeDest: "LICENSE" });
+    },
+  },
   zip: { artifactTemplate: "loopback-{{version}}-{{browser}}.zip", sourcesTemplate: "loopback-{{version}}-sources.zip" },
   manifest: ({ browser }) => ({
     name: "Loopback",
