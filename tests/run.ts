@@ -53,7 +53,8 @@ const POSTGRES = { LOOPBACK_TEST_STORE: "postgres" };
 
 const STEPS: Step[] = [
   { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."] },
-  { name: "build: extensions and web inbox", cmd: ["npm", "run", "build"] },
+  { name: "build: extensions, web inbox, single executable, package", cmd: ["npm", "run", "build"] },
+  { name: "ship: the single executable and the package", cmd: ["bun", "test", "tests/ship"], counts: bunCounts },
   { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
   { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
@@ -118,7 +119,7 @@ async function run(step: Step): Promise<{ passed: number; failed: number; ok: bo
 // One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
 // (`bun test` runs no exit handlers, so a server a test process starts would outlive it).
 let pg: PostgresServer | undefined;
-const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench");
+const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench") || step.name.startsWith("ship");
 
 let passed = 0;
 let failed = 0;

@@ -141,10 +141,7 @@ async function serve(config: Config): Promise<void> {
   if (!config.databaseUrl) writeFileSync(join(config.dataDir, PUBLIC_URL_FILE), `${config.publicUrl}\n`, { mode: 0o600 });
   if (firstStart) {
     const { person, own, agent } = firstStart;
-    const extension =
-      SHIPPED === "clone"
-        ? "`npm run build`, load extension/.output/chrome-mv3 (see README), then in its options"
-        : "install Loopback from your browser's add-on store, then in its options";
+    const extension = SHIPPED === "clone" ? "`npm run build`, load extension/.output/chrome-mv3 (see README), then in its options" : "in the Loopback extension's options";
     console.log(
       [
         "",
@@ -162,10 +159,9 @@ async function serve(config: Config): Promise<void> {
       ].join("\n"),
     );
   }
-  const stop = async () => {
-    await running.stop();
-    process.exit(0);
-  };
+  // Once: a terminal's Ctrl+C can reach the relay twice (from it and from a launcher such as npx).
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= running.stop().then(() => process.exit(0)));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 }
