@@ -74,7 +74,8 @@ test("the sources zip rebuilds the Firefox add-on file for file", () => {
   const dir = mkdtempSync(join(tmpdir(), "loopback-sources-"));
   dirs.push(dir);
   const step = (cmd: string[], cwd: string) => {
-    const r = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, CI: "1" } });
+    // A reviewer's shell: `bun test` sets NODE_ENV=test, which would build another bundle.
+    const r = Bun.spawnSync(cmd, { cwd, stdout: "pipe", stderr: "pipe", env: { ...process.env, NODE_ENV: undefined, CI: "1" } });
     if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed:\n${r.stderr.toString().slice(-3000)}`);
   };
   step(["unzip", "-q", join(OUTPUT, "loopback-0.1.0-sources.zip"), "-d", dir], ROOT);
