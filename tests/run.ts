@@ -38,7 +38,7 @@ function sum(text: string, re: RegExp): number {
 const only = process.argv.slice(2);
 
 /** Tests of the SQLite file itself (its permissions on disk): the PostgreSQL pass leaves them out. */
-const SQLITE_ONLY = new Set(["tests/relay/the-data-directory-is-private-to-its-user.test.ts"]);
+const SQLITE_ONLY = new Set(["tests/relay/the-data-directory-is-private-to-its-user.test.ts", "tests/relay/the-cli-takes-flags-as-people-expect.test.ts"]);
 /** The test files of suites, for the pass that runs them on PostgreSQL. */
 const onPostgres = (...dirs: string[]) =>
   dirs.flatMap((dir) =>
@@ -53,7 +53,9 @@ const POSTGRES = { LOOPBACK_TEST_STORE: "postgres" };
 
 const STEPS: Step[] = [
   { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."] },
-  { name: "build: extensions and web inbox", cmd: ["npm", "run", "build"] },
+  { name: "build: extensions, web inbox, single executable, package", cmd: ["npm", "run", "build"] },
+  { name: "ship: the single executable and the package", cmd: ["bun", "test", "tests/ship"], counts: bunCounts },
+  { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", cmd: ["bun", "test", "tests/store"], counts: bunCounts },
   { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
   { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
@@ -120,7 +122,7 @@ async function run(step: Step): Promise<{ passed: number; failed: number; ok: bo
 // One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
 // (`bun test` runs no exit handlers, so a server a test process starts would outlive it).
 let pg: PostgresServer | undefined;
-const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench");
+const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench") || step.name.startsWith("ship");
 
 let passed = 0;
 let failed = 0;

@@ -20,19 +20,11 @@ export interface Running {
 
 export interface StartOptions {
   publicUrlFromEnv?: boolean;
-  /** Runs once the store is open, before the first request is taken (the CLI mints the first tokens here). */
-  beforeListening?: (relay: Relay) => Promise<void>;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   const addressFrom = clientAddress(config.trustedProxies);
   const relay = await Relay.open(config);
-  try {
-    await opts.beforeListening?.(relay);
-  } catch (e) {
-    await relay.close();
-    throw e;
-  }
   const addresses = new WeakMap<Request, string>();
   const addressOf = (r: Request) => addresses.get(r) ?? "unknown";
   const api = apiRoutes(relay, addressOf);

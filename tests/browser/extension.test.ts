@@ -39,6 +39,10 @@ describe("the extension", () => {
     await options.fill("#token", "lbp_not-a-real-token");
     await options.click("text=Test connection");
     await expect(options.locator("[data-result=error]").textContent({ timeout: STEP_MS })).resolves.toContain("401");
+    // An agent's token is known to the relay but cannot answer: refused here, not at the first reply.
+    await options.fill("#token", await scene.relay.token("Ada", { agent: true }));
+    await options.click("text=Test connection");
+    await expect(options.locator("[data-result=error]").textContent({ timeout: STEP_MS })).resolves.toContain("This is an agent's token");
 
     await options.fill("#token", scene.personToken);
     await options.click("text=Save and connect");
