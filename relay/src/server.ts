@@ -10,6 +10,7 @@ import { webInbox } from "./http/web-inbox.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
 import { Relay } from "./relay.ts";
 import { requestUrl } from "./http/request-url.ts";
+import { ProtectedResource } from "./http/protected-resource.ts";
 
 export interface Running {
   relay: Relay;
@@ -40,11 +41,13 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const inbox = webInbox(headers);
   const mcp = new McpEndpoint(relay);
   const websocket = eventSocket(relay, () => server);
+  const resource = new ProtectedResource(() => config.publicUrl);
   const route = (request: Request, url: URL, address: string): Response | Promise<Response> => {
     const { pathname } = url;
     if (pathname === "/mcp") return mcp.handle(request, address);
     if (pathname === "/" || pathname === "/inbox") return Response.redirect("/inbox/", 302);
     if (pathname.startsWith("/inbox/")) return inbox(pathname);
+    if (resource.serves(pathname)) return resource.handle(request, url);
     return api.handle(request, url);
   };
 
@@ -57,7 +60,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       idleTimeout: 0,
       maxRequestBodySize: 64 * 1024 * 1024,
       websocket,
-      async fetch(request, srv) {
+      fetch: resource.challenging(async (request, srv) => {
         const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
         addresses.set(request, address);
         const url = requestUrl(request);
@@ -68,7 +71,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const response = await route(request, url, address);
         for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
         return response;
-      },
+      }),
       error(error) {
         return problemResponse(error, headers);
       },

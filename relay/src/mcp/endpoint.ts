@@ -4,8 +4,9 @@
 // event id for a client that resumes: after a crash, a restart or a dropped connection the client
 // resumes it (`GET` + `Last-Event-ID`) on whichever process answers, which follows the same ask from
 // the same turn and answers the original JSON-RPC request. Everything else goes to the SDK. Also
-// checks Host and Origin (DNS rebinding), answers a refused token with a plain 401 (no OAuth
-// discovery is served), and tells the SDK when an HTTP connection drops, which it does not notice.
+// checks Host and Origin (DNS rebinding), answers a refused token with 401 (the server adds its
+// WWW-Authenticate: http/protected-resource.ts), and tells the SDK when an HTTP connection drops,
+// which it does not notice.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { isInitializeRequest, RELATED_TASK_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
