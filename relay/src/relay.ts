@@ -20,6 +20,9 @@ import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
 import { problem, LoopbackProblem } from "@loopback/shared/problems";
 import { askAsOf } from "./asks/ask-as-of.ts";
+import { log } from "./logging/log.ts";
+
+const authLog = log("auth");
 
 export class Relay {
   readonly clock = new Clock();
@@ -57,7 +60,7 @@ export class Relay {
         (change) => relay.#onChange(change),
         () => {
           relay.waiting.wakeAll();
-          void elsewhere?.reload().catch((e) => console.warn("could not read who follows what", e));
+          void elsewhere?.reload().catch((e) => log("replicas").warn("could not read who follows what", { error: e }));
         },
         elsewhere && ((change) => elsewhere.heard(change)),
       );
@@ -83,7 +86,7 @@ export class Relay {
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
     this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
-    this.#sweeper = setInterval(() => void this.sweep().catch((e) => console.warn("sweep failed:", e)), Math.max(config.sweepEveryMs, 50));
+    this.#sweeper = setInterval(() => void this.sweep().catch((e) => log("storage").warn("sweep failed", { error: e })), Math.max(config.sweepEveryMs, 50));
     this.#sweeper.unref?.();
     this.pushDevices = new PushDevices(store.push, this.clock);
     this.push = new PushSender(config, this.pushDevices, pushKeys);
@@ -117,7 +120,7 @@ export class Relay {
         if (asOf) this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(askAsOf(stored.ask, asOf)), asOf.version);
         else this.bus.republish(stored.spaceId, this.waiting.withWaiting(stored.ask), stored.version);
       })
-      .catch((e) => console.warn("could not read an ask another replica changed", askId, e))
+      .catch((e) => log("replicas").warn("could not read ask {askId}, changed on another replica", { askId, error: e }))
       .finally(() => {
         if (this.#changes.get(askId) === next) this.#changes.delete(askId);
       });
@@ -136,7 +139,12 @@ export class Relay {
     try {
       return await this.gate.authenticate(authorization);
     } catch (e) {
-      if (e instanceof LoopbackProblem && e.code === "auth.invalid" && (await this.limiter.refused(address)) === "limited") throw problem("auth.rate_limited");
+      if (e instanceof LoopbackProblem && e.code === "auth.invalid") {
+        const limited = (await this.limiter.refused(address)) === "limited";
+        // The address, never the token: a log reader must not be able to try it.
+        authLog.warn(limited ? "rate-limited refused tokens from {address}" : "refused a token from {address}", { address, code: limited ? "auth.rate_limited" : e.code });
+        if (limited) throw problem("auth.rate_limited");
+      }
       throw e;
     }
   }

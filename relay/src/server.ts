@@ -11,6 +11,8 @@ import { McpEndpoint } from "./mcp/endpoint.ts";
 import { Relay } from "./relay.ts";
 import { requestUrl } from "./http/request-url.ts";
 import { ProtectedResource } from "./http/protected-resource.ts";
+import { accessLog } from "./logging/access-log.ts";
+import { configureLog } from "./logging/log.ts";
 
 export interface Running {
   relay: Relay;
@@ -26,6 +28,7 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
+  configureLog(config.logLevel, config.logFormat);
   const addressFrom = clientAddress(config.trustedProxies);
   const relay = await Relay.open(config);
   try {
@@ -60,7 +63,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       idleTimeout: 0,
       maxRequestBodySize: 64 * 1024 * 1024,
       websocket,
-      fetch: resource.challenging(async (request, srv) => {
+      fetch: accessLog(addressOf, resource.challenging(async (request, srv) => {
         const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
         addresses.set(request, address);
         const url = requestUrl(request);
@@ -71,7 +74,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const response = await route(request, url, address);
         for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
         return response;
-      }),
+      })),
       error(error) {
         return problemResponse(error, headers);
       },

@@ -9,6 +9,7 @@ import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskRecords, CallRecords, TaskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
+import { log } from "../logging/log.ts";
 
 export interface FollowOptions {
   /** Ends the wait early, as when the agent cancels or its connection drops. */
@@ -259,7 +260,7 @@ export class Waiting {
       .then((stored) => {
         if (stored) this.bus.republish(stored.spaceId, this.withWaiting(stored.ask), stored.version);
       })
-      .catch((e) => console.warn("could not announce who waits on", askId, e));
+      .catch((e) => log("asks").warn("could not announce who waits on {askId}", { askId, error: e }));
   }
 
   /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */

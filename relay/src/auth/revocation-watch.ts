@@ -3,6 +3,7 @@
 // asks the store which of the tokens its holders hold are revoked, and tells those holders. The query
 // names only tokens held here, so its cost follows open connections, not tokens.
 import type { Gate } from "./gate.ts";
+import { log } from "../logging/log.ts";
 
 export interface TokenHolder {
   /** Token ids this holder has something open for. */
@@ -20,7 +21,7 @@ export class RevocationWatch {
     private gate: Gate,
     everyMs: number,
   ) {
-    this.#timer = setInterval(() => void this.check().catch((e) => console.warn("revocation check failed:", e)), Math.max(everyMs, 50));
+    this.#timer = setInterval(() => void this.check().catch((e) => log("auth").warn("revocation check failed", { error: e })), Math.max(everyMs, 50));
     this.#timer.unref?.();
   }
 

@@ -22,6 +22,7 @@ import { callBlocking, createMcpServer, progress, toolContext, type McpServices 
 import { toolError, toolResult, type BlockingTool } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
 import { requestUrl } from "../http/request-url.ts";
+import { log } from "../logging/log.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -71,7 +72,7 @@ export class McpEndpoint {
   #unwatch: () => void;
 
   constructor(private relay: McpEndpointDeps) {
-    this.#sweeper = setInterval(() => void this.sweep().catch((e) => console.warn("MCP session sweep failed:", e)), 60_000);
+    this.#sweeper = setInterval(() => void this.sweep().catch((e) => log("mcp").warn("session sweep failed", { error: e })), 60_000);
     this.#sweeper.unref?.();
     this.#unwatch = relay.revocations.watch({
       held: () => new Set([...[...this.#sessions.values()].map((s) => s.tokenId), ...[...this.#resumable].map((r) => r.tokenId)]),

@@ -8,6 +8,7 @@ import type { DeviceRow, PushDevices } from "./devices.ts";
 import { wantsPush } from "./loudness.ts";
 import { noticeFor } from "./notice.ts";
 import type { VapidKeys } from "./vapid-keys.ts";
+import { log } from "../logging/log.ts";
 
 /** How long a push service keeps a push for a device that is offline: an ask rarely waits longer. */
 export const PUSH_TTL_S = 12 * 60 * 60;
@@ -38,7 +39,7 @@ export class PushSender {
     // and its once-per-turn commit stay off the path of the ask that caused them.
     const sending = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#send(spaceId, ask, reason))
-      .catch((e) => console.warn("push: could not send", e));
+      .catch((e) => log("push").warn("could not send a push", { error: e }));
     this.#inFlight.add(sending);
     void sending.finally(() => this.#inFlight.delete(sending));
   }
@@ -70,7 +71,7 @@ export class PushSender {
     await response.arrayBuffer().catch(() => {});
     if (response.status === 404 || response.status === 410) await this.devices.forget(device.id);
     else if (response.ok) await this.devices.pushed(device.id);
-    else console.warn(`push: ${new URL(device.endpoint).host} answered ${response.status} for device ${device.id}`);
+    else log("push").warn("{service} answered {status} for device {device}", { service: new URL(device.endpoint).host, status: response.status, device: device.id });
   }
 
   #contact(): string {
