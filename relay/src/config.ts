@@ -47,6 +47,8 @@ export interface Config {
   logLevel: LogLevelName;
   /** `text` for a person, `json` (one object per line) for a log stack. */
   logFormat: LogFormat;
+  /** Lets a scraper elsewhere read /metrics, sent as a bearer token; without it only this machine may. */
+  metricsToken?: string;
 }
 
 export const DEFAULT_PORT = 8370;
@@ -107,6 +109,7 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
     logLevel: oneOf("LOOPBACK_LOG_LEVEL", env.LOOPBACK_LOG_LEVEL, Object.keys(LOG_LEVELS) as LogLevelName[], "info"),
     logFormat: oneOf("LOOPBACK_LOG_FORMAT", env.LOOPBACK_LOG_FORMAT, ["text", "json"] as const, "text"),
+    metricsToken: env.LOOPBACK_METRICS_TOKEN || undefined,
   };
 }
 

@@ -13,6 +13,7 @@ import { requestUrl } from "./http/request-url.ts";
 import { ProtectedResource } from "./http/protected-resource.ts";
 import { accessLog } from "./logging/access-log.ts";
 import { configureLog } from "./logging/log.ts";
+import { Metrics } from "./metrics/metrics.ts";
 
 export interface Running {
   relay: Relay;
@@ -45,12 +46,14 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const mcp = new McpEndpoint(relay);
   const websocket = eventSocket(relay, () => server);
   const resource = new ProtectedResource(() => config.publicUrl);
+  const metrics = new Metrics(relay, () => server.pendingWebSockets, config.metricsToken);
   const route = (request: Request, url: URL, address: string): Response | Promise<Response> => {
     const { pathname } = url;
     if (pathname === "/mcp") return mcp.handle(request, address);
     if (pathname === "/" || pathname === "/inbox") return Response.redirect("/inbox/", 302);
     if (pathname.startsWith("/inbox/")) return inbox(pathname);
     if (resource.serves(pathname)) return resource.handle(request, url);
+    if (pathname === "/metrics") return metrics.handle(request, address);
     return api.handle(request, url);
   };
 
@@ -92,6 +95,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     url,
     async stop() {
       await mcp.close();
+      metrics.close();
       await relay.push.settle();
       server.stop(true);
       await relay.close();

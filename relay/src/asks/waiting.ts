@@ -44,6 +44,10 @@ export class Waiting {
   readonly followers: Followers;
   #elsewhere?: Elsewhere;
   #perToken = new Map<string, number>();
+  /** Calls waiting here, by the name of the MCP client that opened their ask. */
+  readonly byClient = new Map<string, number>();
+  /** Hears how long each reply handed to an agent had waited for it since the person sent it (ms). */
+  onHandOver?: (ms: number) => void;
   #leases = new Map<string, { follower: Follower; timer: ReturnType<typeof setTimeout> }>();
   #stopping = false;
 
@@ -96,12 +100,14 @@ export class Waiting {
    */
   async follow(caller: Caller, askId: string, opts: FollowOptions): Promise<ToolReply> {
     const leave = opts.room ?? this.enter(caller);
+    let client: string;
     try {
-      await this.load(caller, askId);
+      client = clientName((await this.load(caller, askId)).ask.client);
     } catch (e) {
       leave();
       throw e;
     }
+    this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
     const started = Date.now();
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
@@ -141,6 +147,9 @@ export class Waiting {
       for (const t of timers) clearTimeout(t);
       opts.signal?.removeEventListener("abort", onAbort);
       leave();
+      const left = this.byClient.get(client)! - 1;
+      if (left > 0) this.byClient.set(client, left);
+      else this.byClient.delete(client);
       // Told after the result is on its way: the agent should not wait for the inbox to hear it.
       if (this.followers.remove(askId, follower)) setImmediate(() => this.announce(askId));
     }
@@ -195,7 +204,9 @@ export class Waiting {
     // before the result is written: the agent's next call (answer_follow_up, wait_for_reply, on any
     // replica) starts from what was handed over, and must not be handed this reply again.
     if (replies > stored.delivered) await this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
-    return latestReply(stored.ask)!.reply;
+    const latest = latestReply(stored.ask)!;
+    this.onHandOver?.(Date.now() - Date.parse(latest.at));
+    return latest.reply;
   }
 
   /**
@@ -268,6 +279,9 @@ export class Waiting {
     return this.followers.count;
   }
 }
+
+/** `claude-code` of `claude-code 2.1.0`: versions would make a new series with every release. */
+const clientName = (client: string | undefined) => client?.replace(/ \S+$/, "") || "unknown";
 
 function pending(askId: string, waitedMs: number, stopping: boolean): ToolReply {
   const waitedSeconds = Math.round(waitedMs / 1000);

@@ -3,7 +3,7 @@
 // stderr, the rest to stdout. Messages name only plain values; an `error` property is printed with
 // its stack (text) or as an object (JSON). Nothing logged may hold a token or any other secret:
 // callers pass addresses, codes and ids, never headers or bodies.
-import { configureSync, getLogger, type LogLevel, type LogRecord, type Logger } from "@logtape/logtape";
+import { configureSync, getLogger, withFilter, type LogLevel, type LogRecord, type Logger } from "@logtape/logtape";
 
 export type LogFormat = "text" | "json";
 /** The levels `LOOPBACK_LOG_LEVEL` takes, as people write them. */
@@ -32,15 +32,25 @@ function json(record: LogRecord): string {
 const rendered = (record: LogRecord) => record.message.map((part, i) => (i % 2 === 0 ? String(part) : plain(part))).join("");
 const plain = (value: unknown): string => (typeof value === "string" ? value : value instanceof Error ? value.message : JSON.stringify(value));
 
+/** Who hears of every error logged with an `error` property, whatever the level written (the metrics count them). */
+export const errorListeners = new Set<(error: unknown) => void>();
+
 /** Sets the process's log up; a later call replaces it (tests start several relays in one process). */
 export function configureLog(level: LogLevelName, format: LogFormat): void {
   const formatter = format === "json" ? json : text;
   const loud = (record: LogRecord) => record.level === "warning" || record.level === "error" || record.level === "fatal";
+  const lowest = LOG_LEVELS[level];
+  const write = (record: LogRecord) => void (loud(record) ? process.stderr : process.stdout).write(formatter(record));
   configureSync({
     reset: true,
-    sinks: { out: (record) => (loud(record) ? process.stderr : process.stdout).write(formatter(record)) },
+    sinks: {
+      out: withFilter(write, lowest),
+      errors: (record) => {
+        if (record.properties.error !== undefined) for (const listener of errorListeners) listener(record.properties.error);
+      },
+    },
     loggers: [
-      { category: "loopback", lowestLevel: LOG_LEVELS[level], sinks: ["out"] },
+      { category: "loopback", lowestLevel: lowest === "error" ? "warning" : lowest, sinks: ["out", "errors"] },
       { category: ["logtape", "meta"], lowestLevel: "warning", sinks: ["out"] },
     ],
   });

@@ -18,6 +18,8 @@ export const PUSH_TIMEOUT_MS = 10_000;
 export class PushSender {
   /** Pushes still on their way, so a stopping relay can let them land. */
   readonly #inFlight = new Set<Promise<void>>();
+  /** Pushes the push services took, refused, or said were to a device gone; read by the metrics. */
+  readonly outcomes = { sent: 0, failed: 0, gone: 0 };
 
   constructor(
     private config: Config,
@@ -39,7 +41,10 @@ export class PushSender {
     // and its once-per-turn commit stay off the path of the ask that caused them.
     const sending = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#send(spaceId, ask, reason))
-      .catch((e) => log("push").warn("could not send a push", { error: e }));
+      .catch((e) => {
+        this.outcomes.failed++;
+        log("push").warn("could not send a push", { error: e });
+      });
     this.#inFlight.add(sending);
     void sending.finally(() => this.#inFlight.delete(sending));
   }
@@ -69,8 +74,10 @@ export class PushSender {
       signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
     });
     await response.arrayBuffer().catch(() => {});
-    if (response.status === 404 || response.status === 410) await this.devices.forget(device.id);
-    else if (response.ok) await this.devices.pushed(device.id);
+    const outcome = response.status === 404 || response.status === 410 ? "gone" : response.ok ? "sent" : "failed";
+    this.outcomes[outcome]++;
+    if (outcome === "gone") await this.devices.forget(device.id);
+    else if (outcome === "sent") await this.devices.pushed(device.id);
     else log("push").warn("{service} answered {status} for device {device}", { service: new URL(device.endpoint).host, status: response.status, device: device.id });
   }
 
