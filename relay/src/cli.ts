@@ -12,6 +12,9 @@ import { Clock } from "./clock.ts";
 import { openStore } from "./storage/open-store.ts";
 import { startServer, type Running } from "./server.ts";
 import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
+import { backup } from "./cli/backup.ts";
+import { restore } from "./cli/restore.ts";
+import { prune } from "./cli/prune.ts";
 
 const USAGE = `loopback — the relay between coding agents and their person
 
@@ -19,7 +22,10 @@ const USAGE = `loopback — the relay between coding agents and their person
   loopback token create --person NAME [--agent] [--space NAME]
                                           mint a token; it is printed alone on the last line
   loopback token list                     list tokens (never the tokens themselves)
-  loopback token revoke TOKEN_ID          revoke a token by the id \`token list\` shows`;
+  loopback token revoke TOKEN_ID          revoke a token by the id \`token list\` shows
+  loopback backup FILE                    a consistent copy of the SQLite database, while the relay runs
+  loopback restore FILE                   put a backup in place of the database (stop the relay first)
+  loopback prune                          delete closed asks past LOOPBACK_RETENTION_DAYS now (relays do it daily)`;
 
 function mcpLines(config: Config, agentToken: string): string {
   const url = `${config.publicUrl}/mcp`;
@@ -151,6 +157,9 @@ const [command, ...args] = process.argv.slice(2);
 try {
   if (command === "serve") await serve();
   else if (command === "token") await token(args);
+  else if (command === "backup") backup(args);
+  else if (command === "restore") await restore(args);
+  else if (command === "prune") await prune(args);
   else fail(USAGE);
 } catch (e) {
   fail(e instanceof Error ? e.message : String(e));

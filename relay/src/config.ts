@@ -2,6 +2,7 @@
 import { resolve } from "node:path";
 import { buildStamp } from "./build-stamp.ts";
 import { LOG_LEVELS, type LogFormat, type LogLevelName } from "./logging/log.ts";
+import { DEFAULT_RETENTION_DAYS } from "./upkeep/retention.ts";
 
 export interface Config {
   host: string;
@@ -49,6 +50,8 @@ export interface Config {
   logFormat: LogFormat;
   /** Lets a scraper elsewhere read /metrics, sent as a bearer token; without it only this machine may. */
   metricsToken?: string;
+  /** Closed asks and their images are deleted this many days after they closed; 0 keeps them. */
+  retentionDays: number;
 }
 
 export const DEFAULT_PORT = 8370;
@@ -110,7 +113,14 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     logLevel: oneOf("LOOPBACK_LOG_LEVEL", env.LOOPBACK_LOG_LEVEL, Object.keys(LOG_LEVELS) as LogLevelName[], "info"),
     logFormat: oneOf("LOOPBACK_LOG_FORMAT", env.LOOPBACK_LOG_FORMAT, ["text", "json"] as const, "text"),
     metricsToken: env.LOOPBACK_METRICS_TOKEN || undefined,
+    retentionDays: days("LOOPBACK_RETENTION_DAYS", env.LOOPBACK_RETENTION_DAYS, DEFAULT_RETENTION_DAYS),
   };
+}
+
+function days(name: string, raw: string | undefined, fallback: number): number {
+  const n = raw === undefined || raw.trim() === "" ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number of days (0 keeps everything), not "${raw}"`);
+  return n;
 }
 
 function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {

@@ -20,6 +20,8 @@ import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
 import { problem, LoopbackProblem } from "@loopback/shared/problems";
 import { askAsOf } from "./asks/ask-as-of.ts";
+import { prune, RETENTION_EVERY_MS } from "./upkeep/retention.ts";
+import type { Pruned } from "./storage/store.ts";
 import { log } from "./logging/log.ts";
 
 const authLog = log("auth");
@@ -39,6 +41,10 @@ export class Relay {
   readonly pushDevices: PushDevices;
   readonly push: PushSender;
   #sweeper: ReturnType<typeof setInterval>;
+  #retention: ReturnType<typeof setInterval>;
+  #pruning?: Promise<unknown>;
+  #cached?: CachedAsks;
+  #closed = false;
   #listening?: { close(): Promise<void> };
   #elsewhere?: FollowersElsewhere;
   /** Other replicas' changes, one ask at a time in the order they committed. */
@@ -80,7 +86,7 @@ export class Relay {
     this.limiter = new FailureLimiter(store.failures);
     this.uploads = new UploadService(store.uploads, this.clock, config);
     // One relay on its file is the only writer of asks: they are kept in memory in front of it.
-    const asks = store.kind === "sqlite" ? new CachedAsks(store.asks) : store.asks;
+    const asks = store.kind === "sqlite" ? (this.#cached = new CachedAsks(store.asks)) : store.asks;
     this.waiting = new Waiting(asks, this.bus, this.clock, store.calls, store.tasks, { maxPerToken: config.maxWaitingPerToken });
     this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
     this.sessions = store.sessions;
@@ -88,6 +94,13 @@ export class Relay {
     this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
     this.#sweeper = setInterval(() => void this.sweep().catch((e) => log("storage").warn("sweep failed", { error: e })), Math.max(config.sweepEveryMs, 50));
     this.#sweeper.unref?.();
+    // Once at start, then daily: a relay restarted more often than daily still keeps to its retention.
+    const retain = () => {
+      if (!this.#closed) this.#pruning = this.prune().catch((e) => log("storage").warn("retention failed", { error: e }));
+    };
+    this.#retention = setInterval(retain, RETENTION_EVERY_MS);
+    this.#retention.unref?.();
+    setImmediate(retain);
     this.pushDevices = new PushDevices(store.push, this.clock);
     this.push = new PushSender(config, this.pushDevices, pushKeys);
     this.push.listen(this.bus);
@@ -134,6 +147,16 @@ export class Relay {
     await this.limiter.sweep();
   }
 
+  /** Deletes closed asks past their retention, and the images only they showed (see upkeep/retention.ts). */
+  async prune(): Promise<Pruned> {
+    const pruned = await prune(this.store, this.config.retentionDays);
+    this.#cached?.forget(pruned.asks);
+    if (pruned.asks.length || pruned.images || pruned.notices) {
+      log("storage").info("retention deleted {asks} closed asks, {images} images and {notices} push notices", { asks: pruned.asks.length, images: pruned.images, notices: pruned.notices });
+    }
+    return pruned;
+  }
+
   /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
   async authenticate(authorization: string | null, address: string): Promise<Caller> {
     try {
@@ -150,7 +173,10 @@ export class Relay {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#sweeper);
+    clearInterval(this.#retention);
+    await this.#pruning;
     this.revocations.stop();
     await this.#listening?.close().catch(() => {});
     await this.#elsewhere?.stop();
