@@ -158,7 +158,7 @@ try {
   if (command === "serve") await serve();
   else if (command === "token") await token(args);
   else if (command === "backup") backup(args);
-  else if (command === "restore") await restore(args);
+  else if (command === "restore") restore(args);
   else if (command === "prune") await prune(args);
   else fail(USAGE);
 } catch (e) {

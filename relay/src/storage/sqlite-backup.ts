@@ -42,6 +42,7 @@ export function restoreSqlite(dataDir: string, file: string, now = new Date()): 
   const warning = prepareDataDir(dataDir);
   if (warning) console.warn(warning);
   const target = join(dataDir, DB_FILE);
+  assertNotOpenElsewhere(target);
   let keptAs: string | undefined;
   if (existsSync(target) && statSync(target).size > 0) {
     keptAs = `${target}.before-restore-${now.toISOString().replace(/[:.]/g, "-")}`;
@@ -64,6 +65,25 @@ export function restoreSqlite(dataDir: string, file: string, now = new Date()): 
   renameSync(staged, target);
   chmodSync(target, PRIVATE_FILE);
   return { keptAs };
+}
+
+/**
+ * Refuses while another process has the database open. A connection in WAL mode holds a lock that an
+ * exclusive one cannot get past; a relay killed outright holds nothing, so it does not count.
+ */
+function assertNotOpenElsewhere(path: string): void {
+  if (!existsSync(path)) return;
+  const db = new Database(path);
+  try {
+    db.exec("PRAGMA busy_timeout = 0");
+    db.exec("PRAGMA locking_mode = EXCLUSIVE");
+    db.exec("BEGIN EXCLUSIVE");
+    db.exec("COMMIT");
+  } catch {
+    throw new Error(`${path} is open in another process, a running relay most likely: stop it first (it would go on writing to the database it has open), then restore, then start it.`);
+  } finally {
+    db.close();
+  }
 }
 
 /** Refuses a file that is not a sound Loopback database. */
