@@ -22,12 +22,15 @@ export function accessLog<S>(addressOf: (request: Request) => string, handler: H
       status = response?.status ?? 101;
       return response;
     } finally {
-      const path = loggedPath(new URL(request.url, "http://host.invalid").pathname);
-      const properties = { method: request.method, path, status, ms: Math.round((performance.now() - started) * 100) / 100, address: addressOf(request) };
-      const line = "{method} {path} {status} {ms} ms {address}";
-      if (status >= 500) http.error(line, properties);
-      else if (status === 429) http.warn(line, properties);
-      else http.info(line, properties);
+      const ms = Math.round((performance.now() - started) * 100) / 100;
+      // Written once the response is on its way: the line costs the request nothing.
+      setImmediate(() => {
+        const properties = { method: request.method, path: loggedPath(new URL(request.url, "http://host.invalid").pathname), status, ms, address: addressOf(request) };
+        const line = "{method} {path} {status} {ms} ms {address}";
+        if (status >= 500) http.error(line, properties);
+        else if (status === 429) http.warn(line, properties);
+        else http.info(line, properties);
+      });
     }
   };
 }
