@@ -46,8 +46,8 @@ test("a refused token is logged with the client's address, and the 429s past the
   expect(limited?.headers.get("retry-after")).toBe("60");
   const all = await until(() => {
     const r = records();
-    return r.some((x) => x.code === "auth.rate_limited") && r;
-  }, "the rate limit is logged");
+    return r.some((x) => x.code === "auth.rate_limited") && r.some((x) => x.path === "/api/v1/whoami" && x.status === 429) && r;
+  }, "the rate limit and its access line are logged");
   expect(all.find((r) => r.code === "auth.invalid")).toMatchObject({ level: "WARN", logger: "loopback.auth", address: "127.0.0.1", message: "refused a token from 127.0.0.1" });
   expect(all.find((r) => r.code === "auth.rate_limited")).toMatchObject({ level: "WARN", address: "127.0.0.1" });
   expect(all.find((r) => r.path === "/api/v1/whoami" && r.status === 429)).toMatchObject({ level: "WARN", address: "127.0.0.1" });
