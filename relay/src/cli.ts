@@ -15,6 +15,9 @@ import { startServer, type Running } from "./server.ts";
 import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
 import { buildStamp } from "./build-stamp.ts";
 import { SHIPPED, VERSION, cliCommand, serveCommand } from "./shipped.ts";
+import { backup } from "./cli/backup.ts";
+import { restore } from "./cli/restore.ts";
+import { prune } from "./cli/prune.ts";
 
 type Flags = Record<string, { type: "string" | "boolean"; short?: string; value?: string; help: string }>;
 type Values = Record<string, string | boolean | undefined>;
@@ -65,6 +68,25 @@ const COMMANDS: Record<string, Command> = {
     flags: STORE_FLAGS,
     positionals: 1,
     run: (values, [tokenId]) => withGate(values, (gate) => tokenRevoke(gate, tokenId)),
+  },
+  backup: {
+    args: "FILE",
+    summary: "a consistent copy of the SQLite database, taken while the relay runs",
+    flags: STORE_FLAGS,
+    positionals: 1,
+    run: async (values, [file]) => backup(file!, configFrom(values)),
+  },
+  restore: {
+    args: "FILE",
+    summary: "put a backup in place of the database (stop the relay first)",
+    flags: STORE_FLAGS,
+    positionals: 1,
+    run: async (values, [file]) => restore(file!, configFrom(values)),
+  },
+  prune: {
+    summary: "delete closed asks past LOOPBACK_RETENTION_DAYS now (relays do it daily)",
+    flags: STORE_FLAGS,
+    run: (values) => prune(configFrom(values)),
   },
 };
 

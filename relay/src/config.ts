@@ -1,6 +1,8 @@
 // Configuration, from the environment, with defaults that work on a laptop.
 import { resolve } from "node:path";
 import { buildStamp } from "./build-stamp.ts";
+import { LOG_LEVELS, type LogFormat, type LogLevelName } from "./logging/log.ts";
+import { DEFAULT_RETENTION_DAYS } from "./upkeep/retention.ts";
 
 export interface Config {
   host: string;
@@ -42,6 +44,14 @@ export interface Config {
   maxWaitingPerToken: number;
   /** Who runs the relay, for push services (VAPID `sub`): a `mailto:` or `https:` URL. */
   pushContact?: string;
+  /** The least a log line must weigh to be written: `debug`, `info` (an access line per request), `warn`, `error`. */
+  logLevel: LogLevelName;
+  /** `text` for a person, `json` (one object per line) for a log stack. */
+  logFormat: LogFormat;
+  /** Lets a scraper elsewhere read /metrics, sent as a bearer token; without it only this machine may. */
+  metricsToken?: string;
+  /** Closed asks and their images are deleted this many days after they closed; 0 keeps them. */
+  retentionDays: number;
 }
 
 export const DEFAULT_PORT = 8370;
@@ -100,7 +110,24 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     pushContact: env.LOOPBACK_PUSH_CONTACT || undefined,
     allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
+    logLevel: oneOf("LOOPBACK_LOG_LEVEL", env.LOOPBACK_LOG_LEVEL, Object.keys(LOG_LEVELS) as LogLevelName[], "info"),
+    logFormat: oneOf("LOOPBACK_LOG_FORMAT", env.LOOPBACK_LOG_FORMAT, ["text", "json"] as const, "text"),
+    metricsToken: env.LOOPBACK_METRICS_TOKEN || undefined,
+    retentionDays: days("LOOPBACK_RETENTION_DAYS", env.LOOPBACK_RETENTION_DAYS, DEFAULT_RETENTION_DAYS),
   };
+}
+
+function days(name: string, raw: string | undefined, fallback: number): number {
+  const n = raw === undefined || raw.trim() === "" ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a whole number of days (0 keeps everything), not "${raw}"`);
+  return n;
+}
+
+function oneOf<T extends string>(name: string, raw: string | undefined, allowed: readonly T[], fallback: T): T {
+  const value = (raw ?? "").trim().toLowerCase();
+  if (value === "") return fallback;
+  if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(", ")}, not "${raw}"`);
+  return value as T;
 }
 
 const list = (raw: string | undefined) => (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);

@@ -27,6 +27,11 @@ import { isDatabaseAway } from "./storage/database-reach.ts";
  * without its listener noticing (a reconnection is noticed, and read again at once).
  */
 const SAFETY_LOOK_MS = 15_000;
+import { prune, RETENTION_EVERY_MS } from "./upkeep/retention.ts";
+import type { Pruned } from "./storage/store.ts";
+import { log } from "./logging/log.ts";
+
+const authLog = log("auth");
 
 export class Relay {
   readonly clock = new Clock();
@@ -44,6 +49,10 @@ export class Relay {
   readonly push: PushSender;
   #sweeper: ReturnType<typeof setInterval>;
   #safetyNet?: ReturnType<typeof setInterval>;
+  #retention: ReturnType<typeof setInterval>;
+  #pruning?: Promise<unknown>;
+  #cached?: CachedAsks;
+  #closed = false;
   #listening?: { close(): Promise<void> };
   #elsewhere?: FollowersElsewhere;
   /** Other replicas' changes, one ask at a time in the order they committed. */
@@ -92,14 +101,21 @@ export class Relay {
     this.limiter = new FailureLimiter(store.failures);
     this.uploads = new UploadService(store.uploads, this.clock, config);
     // One relay on its file is the only writer of asks: they are kept in memory in front of it.
-    const asks = store.kind === "sqlite" ? new CachedAsks(store.asks) : store.asks;
+    const asks = store.kind === "sqlite" ? (this.#cached = new CachedAsks(store.asks)) : store.asks;
     this.waiting = new Waiting(asks, this.bus, this.clock, store.calls, store.tasks, { maxPerToken: config.maxWaitingPerToken });
     this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
     this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
-    this.#sweeper = setInterval(() => void this.sweep().catch((e) => isDatabaseAway(e) || console.warn("sweep failed:", e)), Math.max(config.sweepEveryMs, 50));
+    this.#sweeper = setInterval(() => void this.sweep().catch((e) => isDatabaseAway(e) || log("storage").warn("sweep failed", { error: e })), Math.max(config.sweepEveryMs, 50));
     this.#sweeper.unref?.();
+    // Once at start, then daily: a relay restarted more often than daily still keeps to its retention.
+    const retain = () => {
+      if (!this.#closed) this.#pruning = this.prune().catch((e) => log("storage").warn("retention failed", { error: e }));
+    };
+    this.#retention = setInterval(retain, RETENTION_EVERY_MS);
+    this.#retention.unref?.();
+    setImmediate(retain);
     this.pushDevices = new PushDevices(store.push, this.clock);
     this.push = new PushSender(config, this.pushDevices, pushKeys);
     this.push.listen(this.bus);
@@ -112,7 +128,7 @@ export class Relay {
   #catchUp(): void {
     this.waiting.wakeAll();
     this.bus.resync();
-    void this.#elsewhere?.reload().catch((e) => isDatabaseAway(e) || console.warn("could not read who follows what", e));
+    void this.#elsewhere?.reload().catch((e) => isDatabaseAway(e) || log("replicas").warn("could not read who follows what", { error: e }));
   }
 
   /**
@@ -143,7 +159,7 @@ export class Relay {
         else this.bus.republish(stored.spaceId, this.waiting.withWaiting(stored.ask), stored.version);
       })
       // With the database away the frame is lost here; the inboxes are sent their space afresh once it is back.
-      .catch((e) => void (isDatabaseAway(e) || console.warn("could not read an ask another replica changed", askId, e)))
+      .catch((e) => void (isDatabaseAway(e) || log("replicas").warn("could not read ask {askId}, changed on another replica", { askId, error: e })))
       .finally(() => {
         if (this.#changes.get(askId) === next) this.#changes.delete(askId);
       });
@@ -157,19 +173,37 @@ export class Relay {
     await this.limiter.sweep();
   }
 
+  /** Deletes closed asks past their retention, and the images only they showed (see upkeep/retention.ts). */
+  async prune(): Promise<Pruned> {
+    const pruned = await prune(this.store, this.config.retentionDays);
+    this.#cached?.forget(pruned.asks);
+    if (pruned.asks.length || pruned.images || pruned.notices) {
+      log("storage").info("retention deleted {asks} closed asks, {images} images and {notices} push notices", { asks: pruned.asks.length, images: pruned.images, notices: pruned.notices });
+    }
+    return pruned;
+  }
+
   /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
   async authenticate(authorization: string | null, address: string): Promise<Caller> {
     try {
       return await this.gate.authenticate(authorization);
     } catch (e) {
-      if (e instanceof LoopbackProblem && e.code === "auth.invalid" && (await this.limiter.refused(address)) === "limited") throw problem("auth.rate_limited");
+      if (e instanceof LoopbackProblem && e.code === "auth.invalid") {
+        const limited = (await this.limiter.refused(address)) === "limited";
+        // The address, never the token: a log reader must not be able to try it.
+        authLog.warn(limited ? "rate-limited refused tokens from {address}" : "refused a token from {address}", { address, code: limited ? "auth.rate_limited" : e.code });
+        if (limited) throw problem("auth.rate_limited");
+      }
       throw e;
     }
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#sweeper);
     clearInterval(this.#safetyNet);
+    clearInterval(this.#retention);
+    await this.#pruning;
     this.revocations.stop();
     await this.#listening?.close().catch(() => {});
     await this.#elsewhere?.stop();

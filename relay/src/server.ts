@@ -10,6 +10,10 @@ import { webInbox } from "./http/web-inbox.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
 import { Relay } from "./relay.ts";
 import { requestUrl } from "./http/request-url.ts";
+import { ProtectedResource } from "./http/protected-resource.ts";
+import { accessLog } from "./logging/access-log.ts";
+import { configureLog } from "./logging/log.ts";
+import { Metrics } from "./metrics/metrics.ts";
 
 export interface Running {
   relay: Relay;
@@ -23,6 +27,7 @@ export interface StartOptions {
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
+  configureLog(config.logLevel, config.logFormat);
   const addressFrom = clientAddress(config.trustedProxies);
   const relay = await Relay.open(config);
   const addresses = new WeakMap<Request, string>();
@@ -32,11 +37,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const inbox = webInbox(headers);
   const mcp = new McpEndpoint(relay);
   const websocket = eventSocket(relay, () => server);
+  const resource = new ProtectedResource(() => config.publicUrl);
+  const metrics = new Metrics(relay, () => server.pendingWebSockets, config.metricsToken);
   const route = (request: Request, url: URL, address: string): Response | Promise<Response> => {
     const { pathname } = url;
     if (pathname === "/mcp") return mcp.handle(request, address);
     if (pathname === "/" || pathname === "/inbox") return Response.redirect("/inbox/", 302);
     if (pathname.startsWith("/inbox/")) return inbox(pathname);
+    if (resource.serves(pathname)) return resource.handle(request, url);
+    if (pathname === "/metrics") return metrics.handle(request, address);
     return api.handle(request, url);
   };
 
@@ -49,7 +58,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       idleTimeout: 0,
       maxRequestBodySize: 64 * 1024 * 1024,
       websocket,
-      async fetch(request, srv) {
+      fetch: accessLog(addressOf, resource.challenging(async (request, srv) => {
         const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
         addresses.set(request, address);
         const url = requestUrl(request);
@@ -60,7 +69,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const response = await route(request, url, address);
         for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
         return response;
-      },
+      })),
       error(error) {
         return problemResponse(error, headers);
       },
@@ -78,6 +87,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     url,
     async stop() {
       await mcp.close();
+      metrics.close();
       await relay.push.settle();
       server.stop(true);
       await relay.close();

@@ -12,6 +12,7 @@ export const PROBLEMS = {
   "ticket.invalid": { status: 401, message: "That event ticket is unknown, used or expired: ask for a new one." },
   "ticket.too_many": { status: 429, message: "This token holds as many unused event tickets as it may: open the socket with one, or wait a minute for them to expire." },
   "origin.refused": { status: 403, message: "Requests from this origin or host are refused." },
+  "metrics.refused": { status: 403, message: "Metrics are served to this machine's own addresses, or to a scraper sending LOOPBACK_METRICS_TOKEN as `Authorization: Bearer <token>`." },
   "sessions.too_many": { status: 429, message: "This token has too many MCP sessions open: close some (DELETE /mcp) or wait until idle ones expire." },
   "calls.too_many": { status: 429, message: "This token has too many calls waiting on the person at once: wait for some to return." },
   "call.unknown": { status: 404, message: "There is no such waiting call to resume: call the tool again with the same input, or wait_for_reply with its askId." },

@@ -54,6 +54,11 @@ export class CachedAsks implements AskRecords {
     return stored;
   }
 
+  /** Lets go of asks retention deleted from the file. */
+  forget(ids: string[]): void {
+    for (const id of ids) this.#cache.delete(id);
+  }
+
   findResumable(spaceId: string, fingerprint: string, reclaimSince: string) {
     return this.inner.findResumable(spaceId, fingerprint, reclaimSince);
   }

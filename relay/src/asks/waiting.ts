@@ -10,6 +10,7 @@ import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskRecords, CallRecords, TaskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
 import { isDatabaseAway } from "../storage/database-reach.ts";
+import { log } from "../logging/log.ts";
 
 export interface FollowOptions {
   /** Ends the wait early, as when the agent cancels or its connection drops. */
@@ -44,6 +45,10 @@ export class Waiting {
   readonly followers: Followers;
   #elsewhere?: Elsewhere;
   #perToken = new Map<string, number>();
+  /** Calls waiting here, by the name of the MCP client that opened their ask. */
+  readonly byClient = new Map<string, number>();
+  /** Hears how long each reply handed to an agent had waited for it since the person sent it (ms). */
+  onHandOver?: (ms: number) => void;
   #leases = new Map<string, { follower: Follower; timer: ReturnType<typeof setTimeout> }>();
   #stopping = false;
 
@@ -96,12 +101,14 @@ export class Waiting {
    */
   async follow(caller: Caller, askId: string, opts: FollowOptions): Promise<ToolReply> {
     const leave = opts.room ?? this.enter(caller);
+    let client: string;
     try {
-      await this.load(caller, askId);
+      client = clientName((await this.load(caller, askId)).ask.client);
     } catch (e) {
       leave();
       throw e;
     }
+    this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
     const started = Date.now();
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
@@ -152,6 +159,9 @@ export class Waiting {
       for (const t of timers) clearTimeout(t);
       opts.signal?.removeEventListener("abort", onAbort);
       leave();
+      const left = this.byClient.get(client)! - 1;
+      if (left > 0) this.byClient.set(client, left);
+      else this.byClient.delete(client);
       // Told after the result is on its way: the agent should not wait for the inbox to hear it.
       if (this.followers.remove(askId, follower)) setImmediate(() => this.announce(askId));
     }
@@ -206,7 +216,9 @@ export class Waiting {
     // before the result is written: the agent's next call (answer_follow_up, wait_for_reply, on any
     // replica) starts from what was handed over, and must not be handed this reply again.
     if (replies > stored.delivered) await this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
-    return latestReply(stored.ask)!.reply;
+    const latest = latestReply(stored.ask)!;
+    this.onHandOver?.(Date.now() - Date.parse(latest.at));
+    return latest.reply;
   }
 
   /**
@@ -271,7 +283,7 @@ export class Waiting {
       .then((stored) => {
         if (stored) this.bus.republish(stored.spaceId, this.withWaiting(stored.ask), stored.version);
       })
-      .catch((e) => isDatabaseAway(e) || console.warn("could not announce who waits on", askId, e));
+      .catch((e) => isDatabaseAway(e) || log("asks").warn("could not announce who waits on {askId}", { askId, error: e }));
   }
 
   /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */
@@ -283,6 +295,8 @@ export class Waiting {
 /** A wait that could not read its ask looks again after this long, doubling up to `RETRY_MAX_MS`. */
 const RETRY_FIRST_MS = 50;
 const RETRY_MAX_MS = 1_000;
+/** `claude-code` of `claude-code 2.1.0`: versions would make a new series with every release. */
+const clientName = (client: string | undefined) => client?.replace(/ \S+$/, "") || "unknown";
 
 function pending(askId: string, waitedMs: number, stopping: boolean): ToolReply {
   const waitedSeconds = Math.round(waitedMs / 1000);

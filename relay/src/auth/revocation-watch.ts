@@ -4,6 +4,7 @@
 // names only tokens held here, so its cost follows open connections, not tokens.
 import type { Gate } from "./gate.ts";
 import { isDatabaseAway } from "../storage/database-reach.ts";
+import { log } from "../logging/log.ts";
 
 export interface TokenHolder {
   /** Token ids this holder has something open for. */
@@ -21,7 +22,7 @@ export class RevocationWatch {
     private gate: Gate,
     everyMs: number,
   ) {
-    this.#timer = setInterval(() => void this.check().catch((e) => isDatabaseAway(e) || console.warn("revocation check failed:", e)), Math.max(everyMs, 50));
+    this.#timer = setInterval(() => void this.check().catch((e) => isDatabaseAway(e) || log("auth").warn("revocation check failed", { error: e })), Math.max(everyMs, 50));
     this.#timer.unref?.();
   }
 

@@ -12,6 +12,7 @@ import { problemResponse } from "../http/problem-response.ts";
 import { clientRevision } from "../http/revision-headers.ts";
 import type { Relay } from "../relay.ts";
 import { downgradeEvent } from "../revisions/downgrade.ts";
+import { log } from "../logging/log.ts";
 
 /** Clients send small keepalive frames (an MV3 worker lives on messages); anything bigger is abuse. */
 export const MAX_CLIENT_FRAME_BYTES = 4096;
@@ -94,7 +95,7 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       },
       (e) => {
         stopCapture();
-        if (!(e instanceof LoopbackProblem && e.code === "database.unreachable")) console.warn("event socket: could not read the snapshot", e);
+        if (!(e instanceof LoopbackProblem && e.code === "database.unreachable")) log("events").warn("could not read the snapshot for an event socket", { error: e });
         // The inbox reconnects and reads its snapshot then.
         ws.close(1011, "could not read the inbox");
       },

@@ -4,8 +4,9 @@
 // event id for a client that resumes: after a crash, a restart or a dropped connection the client
 // resumes it (`GET` + `Last-Event-ID`) on whichever process answers, which follows the same ask from
 // the same turn and answers the original JSON-RPC request. Everything else goes to the SDK. Also
-// checks Host and Origin (DNS rebinding), answers a refused token with a plain 401 (no OAuth
-// discovery is served), and tells the SDK when an HTTP connection drops, which it does not notice.
+// checks Host and Origin (DNS rebinding), answers a refused token with 401 (the server adds its
+// WWW-Authenticate: http/protected-resource.ts), and tells the SDK when an HTTP connection drops,
+// which it does not notice.
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { isInitializeRequest, RELATED_TASK_META_KEY, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from "@modelcontextprotocol/sdk/types.js";
@@ -21,6 +22,7 @@ import { callBlocking, createMcpServer, progress, toolContext, type McpServices 
 import { toolError, toolResult, type BlockingTool } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
 import { requestUrl } from "../http/request-url.ts";
+import { log } from "../logging/log.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -70,7 +72,7 @@ export class McpEndpoint {
   #unwatch: () => void;
 
   constructor(private relay: McpEndpointDeps) {
-    this.#sweeper = setInterval(() => void this.sweep().catch((e) => console.warn("MCP session sweep failed:", e)), 60_000);
+    this.#sweeper = setInterval(() => void this.sweep().catch((e) => log("mcp").warn("session sweep failed", { error: e })), 60_000);
     this.#sweeper.unref?.();
     this.#unwatch = relay.revocations.watch({
       held: () => new Set([...[...this.#sessions.values()].map((s) => s.tokenId), ...[...this.#resumable].map((r) => r.tokenId)]),

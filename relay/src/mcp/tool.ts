@@ -8,6 +8,7 @@ import { TOOL_SHAPES, type ToolName } from "@loopback/shared/tool-catalog";
 import type { AskService, CallRecordOf, Opened } from "../asks/ask-service.ts";
 import type { Caller } from "../auth/gate.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
+import { log } from "../logging/log.ts";
 
 /** What a tool may use: the services, never the whole relay. */
 export interface ToolContext {
@@ -66,7 +67,7 @@ export function toolResult(value: unknown): CallToolResult {
 }
 
 export function toolError(error: unknown): CallToolResult {
-  if (!(error instanceof LoopbackProblem)) console.error("internal error in a tool:", error);
+  if (!(error instanceof LoopbackProblem)) log("mcp").error("internal error in a tool: {message}", { message: error instanceof Error ? error.message : String(error), error });
   const refusal = error instanceof LoopbackProblem ? error : problem("internal");
   return { content: [{ type: "text", text: `${refusal.code}: ${refusal.message}` }], isError: true };
 }

@@ -8,6 +8,7 @@ import type { DeviceRow, PushDevices } from "./devices.ts";
 import { wantsPush } from "./loudness.ts";
 import { noticeFor } from "./notice.ts";
 import type { VapidKeys } from "./vapid-keys.ts";
+import { log } from "../logging/log.ts";
 
 /** How long a push service keeps a push for a device that is offline: an ask rarely waits longer. */
 export const PUSH_TTL_S = 12 * 60 * 60;
@@ -17,6 +18,8 @@ export const PUSH_TIMEOUT_MS = 10_000;
 export class PushSender {
   /** Pushes still on their way, so a stopping relay can let them land. */
   readonly #inFlight = new Set<Promise<void>>();
+  /** Pushes the push services took, refused, or said were to a device gone; read by the metrics. */
+  readonly outcomes = { sent: 0, failed: 0, gone: 0 };
 
   constructor(
     private config: Config,
@@ -38,7 +41,10 @@ export class PushSender {
     // and its once-per-turn commit stay off the path of the ask that caused them.
     const sending = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#send(spaceId, ask, reason))
-      .catch((e) => console.warn("push: could not send", e));
+      .catch((e) => {
+        this.outcomes.failed++;
+        log("push").warn("could not send a push", { error: e });
+      });
     this.#inFlight.add(sending);
     void sending.finally(() => this.#inFlight.delete(sending));
   }
@@ -68,9 +74,11 @@ export class PushSender {
       signal: AbortSignal.timeout(PUSH_TIMEOUT_MS),
     });
     await response.arrayBuffer().catch(() => {});
-    if (response.status === 404 || response.status === 410) await this.devices.forget(device.id);
-    else if (response.ok) await this.devices.pushed(device.id);
-    else console.warn(`push: ${new URL(device.endpoint).host} answered ${response.status} for device ${device.id}`);
+    const outcome = response.status === 404 || response.status === 410 ? "gone" : response.ok ? "sent" : "failed";
+    this.outcomes[outcome]++;
+    if (outcome === "gone") await this.devices.forget(device.id);
+    else if (outcome === "sent") await this.devices.pushed(device.id);
+    else log("push").warn("{service} answered {status} for device {device}", { service: new URL(device.endpoint).host, status: response.status, device: device.id });
   }
 
   #contact(): string {

@@ -173,6 +173,23 @@ export interface PushRecords {
   claimNotice(askId: string, turn: number, at: string): Promise<boolean>;
 }
 
+/** What a retention run removed: the asks (by id, so a cache in front of the store forgets them), images and push notices. */
+export interface Pruned {
+  asks: string[];
+  images: number;
+  notices: number;
+}
+
+export interface UpkeepRecords {
+  /** How many asks stand open, by whose move it is. */
+  openAsks(): Promise<{ status: "awaiting_human" | "awaiting_agent"; count: number }[]>;
+  /**
+   * Deletes asks closed before `closedBefore` with their threads, images stored before then that no
+   * remaining ask shows, and push notices sent before `noticesBefore`. Never an open ask.
+   */
+  prune(closedBefore: string, noticesBefore: string): Promise<Pruned>;
+}
+
 /** A replica began or stopped following an ask (a call or a task waits on it there). */
 export interface FollowChange {
   askId: string;
@@ -224,6 +241,7 @@ export interface Store {
   readonly failures: FailureCountRecords;
   readonly push: PushRecords;
   readonly follows: FollowRecords;
+  readonly upkeep: UpkeepRecords;
   /**
    * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
    * ask); `onReady` once listening, and again after every reconnection, when changes may have been

@@ -11,6 +11,7 @@ import { SqlTaskRecords } from "./task-records.ts";
 import { SqlTicketRecords } from "./ticket-records.ts";
 import { SqlTokenRecords } from "./token-records.ts";
 import { SqlUploadRecords } from "./upload-records.ts";
+import { SqlUpkeepRecords } from "./upkeep-records.ts";
 
 export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen" | "close">): Store {
   return {
@@ -26,6 +27,7 @@ export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen
     failures: new SqlFailureCounts(d),
     push: new SqlPushRecords(d),
     follows: new SqlFollowRecords(d, replica),
+    upkeep: new SqlUpkeepRecords(d),
     ...rest,
   };
 }
