@@ -93,6 +93,8 @@ export class AskService {
     private waiting: Waiting,
     /** How long a handed-over reply stays claimable by asking again with the same input. */
     private reclaimMs: number,
+    /** Open asks one token, and one space, may have at once. */
+    private caps: { maxOpenAsksPerToken: number; maxOpenAsksPerSpace: number } = { maxOpenAsksPerToken: Infinity, maxOpenAsksPerSpace: Infinity },
   ) {}
 
   // --- reading ------------------------------------------------------------------------------------
@@ -158,7 +160,10 @@ export class AskService {
       client,
       raisedBy: caller.person,
     });
-    await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0));
+    const { maxOpenAsksPerToken: perToken, maxOpenAsksPerSpace: perSpace } = this.caps;
+    const stored = await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace });
+    if (stored === "token_full") throw problem("asks.too_many", `A token may have ${perToken} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN).`);
+    if (stored === "space_full") throw problem("asks.space_full", `A space may have ${perSpace} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_SPACE).`);
     // Announced as waiting in its first frame, and held so until its call follows it: between the
     // two the call records where it starts, and a reader of the ask meanwhile must see the same.
     const release = this.waiting.hold(ask.id);

@@ -164,9 +164,9 @@ export class Waiting {
    * Takes one of a token's places for waiting calls, or refuses the call over its token's limit
    * before it opens anything. The returned function gives the place back (once).
    */
-  enter(caller: Caller): () => void {
+  enter(caller: Caller, besides = 0): () => void {
     const held = this.#perToken.get(caller.tokenHash) ?? 0;
-    if (held >= this.limits.maxPerToken) throw problem("calls.too_many");
+    if (held + besides >= this.limits.maxPerToken) throw problem("calls.too_many");
     this.#perToken.set(caller.tokenHash, held + 1);
     let inside = true;
     return () => {
@@ -176,6 +176,15 @@ export class Waiting {
       if (left > 0) this.#perToken.set(caller.tokenHash, left);
       else this.#perToken.delete(caller.tokenHash);
     };
+  }
+
+  /**
+   * Takes a place for a task-augmented call while it opens its task: the token's tasks still waiting
+   * on an open ask (on every replica) count with its calls waiting here, so tasks do not slip past
+   * the limit that holds calls. The returned function gives the place back once the task is stored.
+   */
+  async enterTask(caller: Caller): Promise<() => void> {
+    return this.enter(caller, await this.tasks.workingFor(caller.tokenId, Date.now()));
   }
 
   /**

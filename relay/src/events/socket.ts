@@ -29,6 +29,23 @@ export interface SocketData {
 // One topic per space and revision, so a change is serialized once per revision some inbox reads.
 const topic = (spaceId: string, revision: string) => `space:${spaceId}:r${revision}`;
 
+/** Each relay's open sockets by token id, and upgrades accepted but not yet open: sockets are capped per token. */
+interface OpenSockets {
+  byToken: Map<string, Set<ServerWebSocket<SocketData>>>;
+  opening: Map<string, number>;
+}
+const openSockets = new WeakMap<Relay, OpenSockets>();
+function socketsOf(relay: Relay): OpenSockets {
+  let held = openSockets.get(relay);
+  if (!held) openSockets.set(relay, (held = { byToken: new Map(), opening: new Map() }));
+  return held;
+}
+const bump = (counts: Map<string, number>, key: string, by: number) => {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
+};
+
 /** Authenticates an upgrade request, or answers it with a refusal before any upgrade happens. */
 export async function upgradeEvents(relay: Relay, request: Request, server: Server<SocketData>, address: string, headers: Record<string, string>): Promise<Response | undefined> {
   try {
@@ -48,11 +65,19 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
       caller = await relay.authenticate(request.headers.get("authorization"), address);
       revision = clientRevision(request);
     }
+    const sockets = socketsOf(relay);
+    const id = caller.tokenId;
+    const max = relay.config.maxSocketsPerToken;
+    if ((sockets.byToken.get(id)?.size ?? 0) + (sockets.opening.get(id) ?? 0) >= max) {
+      throw problem("sockets.too_many", `A token may hold ${max} at once on one relay (LOOPBACK_MAX_SOCKETS_PER_TOKEN).`);
+    }
     const ok = server.upgrade(request, {
       data: { caller, revision, frames: { count: 0, since: Date.now() } },
       headers: { "Sec-WebSocket-Protocol": EVENTS_SUBPROTOCOL, ...headers },
     });
     if (!ok) throw problem("route.not_found", "This address takes WebSocket upgrades.");
+    // Counted from the upgrade until the socket opens (`open` takes it over).
+    bump(sockets.opening, id, 1);
     return undefined;
   } catch (e) {
     return problemResponse(e, headers);
@@ -63,7 +88,7 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
 export const REVOKED_CLOSE_CODE = 4401;
 
 export function eventSocket(relay: Relay, server: () => Server<SocketData>): WebSocketHandler<SocketData> {
-  const byToken = new Map<string, Set<ServerWebSocket<SocketData>>>();
+  const { byToken, opening } = socketsOf(relay);
   relay.revocations.watch({
     held: () => byToken.keys(),
     revoked(tokenIds) {
@@ -87,6 +112,7 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     sendPings: true,
     open(ws: ServerWebSocket<SocketData>) {
       const id = ws.data.caller.tokenId;
+      bump(opening, id, -1);
       byToken.set(id, (byToken.get(id) ?? new Set()).add(ws));
       // The snapshot is read from the store while changes go on: every change published meanwhile is
       // sent after it (an inbox keeps the newer copy of an ask), and the socket joins its topic in

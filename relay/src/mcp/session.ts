@@ -71,10 +71,14 @@ export function createMcpServer(services: McpServices, caller: Caller): Server {
     }
     let started: Awaited<ReturnType<BlockingTool["start"]>> | undefined;
     let from: number;
+    // A task waits on the person as a call does: it takes a place among the token's waiting calls.
+    let room: (() => void) | undefined;
     try {
+      room = await waiting.enterTask(caller);
       started = await tool.start(ctx, args);
       from = await waiting.from(caller, started.askId, Boolean(tool.resume || started.reclaimed));
     } catch (e) {
+      room?.();
       started?.release?.();
       return { task: await taskStore.open(undefined, tool.name, 0, asTask, toolError(e)) };
     }
@@ -82,6 +86,7 @@ export function createMcpServer(services: McpServices, caller: Caller): Server {
     try {
       return { task: await taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
     } finally {
+      room();
       // The task's first poll holds the ask `waiting` from here on.
       release?.();
     }

@@ -83,6 +83,9 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       }),
     statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
     transaction: inTransaction,
+    lock: async (tx, key) => {
+      await (tx as unknown as typeof db).execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+    },
     announce: async (tx, change) => {
       await (tx as unknown as typeof db).execute(sql`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`);
     },

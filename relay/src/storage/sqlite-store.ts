@@ -52,6 +52,7 @@ export function sqliteDialect(db: Db, replica: string): Dialect {
       return (_tx, params) => query.execute(params);
     },
     transaction: (fn) => turns.run(() => inTransaction(fn)),
+    lock: async () => {},
     // One relay per file: there is nobody else to tell.
     announce: async () => {},
     announceFollow: async () => {},

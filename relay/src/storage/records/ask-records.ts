@@ -1,13 +1,13 @@
 // Asks in the store: the opening as one row, each later turn as a row of `entries`. A change is decided
 // on the version the writer read and commits only while the ask is still at it (compare-and-set on
 // `asks.version`), so two writers on two replicas resolve as one winner and one "not your turn".
-import { and, asc, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
 import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../schema.ts";
-import type { AppendOutcome, AskChange, AskRecords, CallRow, VersionedAsk } from "../store.ts";
+import type { AppendOutcome, AskChange, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
 import { stateOf } from "../../asks/ask-as-of.ts";
 
@@ -30,6 +30,8 @@ export class SqlAskRecords implements AskRecords {
   #byFingerprint;
   #insertAsk;
   #insertCall;
+  #openByToken;
+  #openBySpace;
   #insertEntry;
   #move;
   #claim;
@@ -67,6 +69,7 @@ export class SqlAskRecords implements AskRecords {
         createdAt: at("createdAt"),
         updatedAt: at("updatedAt"),
         fingerprint: at("fingerprint"),
+        tokenId: at("tokenId"),
         version: 0,
       }),
     );
@@ -81,6 +84,13 @@ export class SqlAskRecords implements AskRecords {
         progressToken: at("progressToken"),
         createdAt: at("createdAt"),
       }),
+    );
+    // Every capped ask counts what is open before it: built once, like the insert they guard.
+    this.#openByToken = d.statement("open_asks_of_token", (q) =>
+      q.select({ n: count() }).from(t.asks).where(and(eq(t.asks.tokenId, p("tokenId")), ne(t.asks.status, "closed"))),
+    );
+    this.#openBySpace = d.statement("open_asks_of_space", (q) =>
+      q.select({ n: count() }).from(t.asks).where(and(eq(t.asks.spaceId, p("spaceId")), ne(t.asks.status, "closed"))),
     );
     this.#insertEntry = d.statement("insert_entry", (q) =>
       q.insert(t.entries).values({ askId: at("askId"), seq: at("seq"), revision: at("revision"), author: at("author"), body: at("body"), at: at("at") }),
@@ -101,8 +111,16 @@ export class SqlAskRecords implements AskRecords {
     );
   }
 
-  async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow): Promise<void> {
-    await this.d.withoutWaitingForDisk(async (q) => {
+  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {
+    return this.d.withoutWaitingForDisk(async (q) => {
+      if (cap) {
+        // Counted and stored under the space's lock: concurrent asks on any replica cannot pass either cap.
+        await this.d.lock(q, `open_asks:${spaceId}`);
+        const [byToken] = (await this.#openByToken(q, { tokenId: cap.tokenId })) as { n: number }[];
+        if (Number(byToken?.n ?? 0) >= cap.maxPerToken) return "token_full";
+        const [bySpace] = (await this.#openBySpace(q, { spaceId })) as { n: number }[];
+        if (Number(bySpace?.n ?? 0) >= cap.maxPerSpace) return "space_full";
+      }
       // With the ask, the record of the call that follows it: no moment shows the ask without it.
       if (call) await this.#insertCall(q, { ...call, askId: call.askId ?? null, fromTurn: call.fromTurn ?? 0, progressToken: call.progressToken ?? null });
       await this.#insertAsk(q, {
@@ -115,8 +133,10 @@ export class SqlAskRecords implements AskRecords {
         createdAt: ask.createdAt,
         updatedAt: ask.updatedAt,
         fingerprint: fingerprint ?? null,
+        tokenId: cap?.tokenId ?? null,
       });
       await this.d.announce(q, { askId: ask.id, spaceId, version: 0, replica: this.replica, ...asLeft(ask) });
+      return "inserted";
     });
   }
 
