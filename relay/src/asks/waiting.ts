@@ -43,6 +43,7 @@ export class Waiting {
   readonly followers: Followers;
   #elsewhere?: Elsewhere;
   #perToken = new Map<string, number>();
+  #taskTurns = new Map<string, Promise<void>>();
   #leases = new Map<string, { follower: Follower; timer: ReturnType<typeof setTimeout> }>();
   #stopping = false;
 
@@ -179,12 +180,30 @@ export class Waiting {
   }
 
   /**
-   * Takes a place for a task-augmented call while it opens its task: the token's tasks still waiting
-   * on an open ask (on every replica) count with its calls waiting here, so tasks do not slip past
-   * the limit that holds calls. The returned function gives the place back once the task is stored.
+   * Opens a task-augmented call's task (`open`) if its token has room: its tasks still waiting on an
+   * open ask (on every replica) count with its calls waiting here, so tasks do not slip past the
+   * limit that holds calls. A token's tasks open one after another on this relay, so each counts
+   * those opened before it.
    */
-  async enterTask(caller: Caller): Promise<() => void> {
-    return this.enter(caller, await this.tasks.workingFor(caller.tokenId, Date.now()));
+  asTask<T>(caller: Caller, open: () => Promise<T>): Promise<T> {
+    const id = caller.tokenId;
+    const turn = (this.#taskTurns.get(id) ?? Promise.resolve()).then(async () => {
+      const leave = this.enter(caller, await this.tasks.workingFor(id, Date.now()));
+      try {
+        return await open();
+      } finally {
+        leave();
+      }
+    });
+    const tail = turn.then(
+      () => {},
+      () => {},
+    );
+    this.#taskTurns.set(id, tail);
+    void tail.then(() => {
+      if (this.#taskTurns.get(id) === tail) this.#taskTurns.delete(id);
+    });
+    return turn;
   }
 
   /**

@@ -71,13 +71,16 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
     if ((sockets.byToken.get(id)?.size ?? 0) + (sockets.opening.get(id) ?? 0) >= max) {
       throw problem("sockets.too_many", `A token may hold ${max} at once on one relay (LOOPBACK_MAX_SOCKETS_PER_TOKEN).`);
     }
+    // Counted from the upgrade until the socket opens (`open` takes it over, maybe within `upgrade`).
+    bump(sockets.opening, id, 1);
     const ok = server.upgrade(request, {
       data: { caller, revision, frames: { count: 0, since: Date.now() } },
       headers: { "Sec-WebSocket-Protocol": EVENTS_SUBPROTOCOL, ...headers },
     });
-    if (!ok) throw problem("route.not_found", "This address takes WebSocket upgrades.");
-    // Counted from the upgrade until the socket opens (`open` takes it over).
-    bump(sockets.opening, id, 1);
+    if (!ok) {
+      bump(sockets.opening, id, -1);
+      throw problem("route.not_found", "This address takes WebSocket upgrades.");
+    }
     return undefined;
   } catch (e) {
     return problemResponse(e, headers);
