@@ -22,7 +22,7 @@ describe("an agent token that opens asks without end", () => {
   beforeAll(async () => {
     // Calls return `pending` at once, so every ask stays open and nothing waits on the person.
     s = await scene({ client: false, env: { LOOPBACK_WAIT_BUDGET_S: "0.01" } });
-  });
+  }, 60_000);
   afterAll(() => s.dispose());
 
   test("1,000 asks of 250 KiB from one token: those past the cap are refused with asks.too_many", async () => {
@@ -69,7 +69,7 @@ describe("caps of a few", () => {
         LOOPBACK_MAX_SOCKETS_PER_TOKEN: "3",
       },
     });
-  });
+  }, 60_000);
   afterAll(() => s.dispose());
 
   const question = (project: string, n: number) => ({ question: `Which one, ${n}?`, options: [{ label: "A" }, { label: "B" }], project });
@@ -107,7 +107,7 @@ describe("calls run as tasks", () => {
   let s: BareScene;
   beforeAll(async () => {
     s = await scene({ client: false, env: { LOOPBACK_MAX_WAITING_PER_TOKEN: "3" } });
-  });
+  }, 60_000);
   afterAll(() => s.dispose());
 
   test("count among the token's waiting calls: 50 at once with the cap at 3, 3 work and 47 fail with calls.too_many", async () => {

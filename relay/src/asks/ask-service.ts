@@ -26,6 +26,7 @@ import {
 } from "@loopback/shared/ask-rules/index";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
+import { canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
@@ -105,8 +106,8 @@ export class AskService {
 
   private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
     const stored = await this.store.get(askId);
-    // Another space's ask is as absent as one that never existed.
-    if (!stored || stored.spaceId !== caller.spaceId) throw problem("ask.not_found");
+    // Another space's ask, or another person's to an agent token, is as absent as one that never existed.
+    if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
     return stored;
   }
 
@@ -146,7 +147,7 @@ export class AskService {
     await this.assertImagesExist(caller, blocks);
     if (what.kind === "review" && (input as ReviewInput).revises) {
       const revised = await this.store.get((input as ReviewInput).revises!);
-      if (!revised || revised.spaceId !== caller.spaceId || revised.ask.kind !== "review") throw problem("ask.revises_unknown");
+      if (!revised || !canSee(caller, revised.spaceId, revised.ask) || revised.ask.kind !== "review") throw problem("ask.revises_unknown");
     }
     // An agent whose call was cut off (a crash, a client timeout) asks again with the same input: it
     // picks up the same ask, and any reply given meanwhile, instead of putting the question twice.

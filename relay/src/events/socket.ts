@@ -7,6 +7,7 @@ import { REVISIONS } from "@loopback/shared/generated/revision";
 import { problem } from "@loopback/shared/problems";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { Caller } from "../auth/gate.ts";
+import { assertPerson } from "../auth/who-sees-an-ask.ts";
 import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { clientRevision } from "../http/revision-headers.ts";
@@ -62,7 +63,7 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
       if (!redeemed) throw problem("ticket.invalid");
       ({ caller, revision } = redeemed);
     } else {
-      caller = await relay.authenticate(request.headers.get("authorization"), address);
+      caller = assertPerson(await relay.authenticate(request.headers.get("authorization"), address));
       revision = clientRevision(request);
     }
     const sockets = socketsOf(relay);
