@@ -82,7 +82,7 @@ export class Relay {
     this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs, config);
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
-    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
+    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs, () => store.tokensVersion());
     this.#sweeper = setInterval(() => void this.sweep().catch((e) => console.warn("sweep failed:", e)), Math.max(config.sweepEveryMs, 50));
     this.#sweeper.unref?.();
     this.pushDevices = new PushDevices(store.push, this.clock);

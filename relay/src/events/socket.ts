@@ -25,6 +25,8 @@ export interface SocketData {
   /** The revision this client reads: every frame it is sent is of that revision. */
   revision: string;
   frames: { count: number; since: number };
+  /** Its token was revoked: it is closing, and nothing more is sent to it. */
+  revoked?: boolean;
 }
 
 // One topic per space and revision, so a change is serialized once per revision some inbox reads.
@@ -96,16 +98,42 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
   relay.revocations.watch({
     held: () => byToken.keys(),
     revoked(tokenIds) {
-      for (const id of tokenIds) for (const ws of byToken.get(id) ?? []) ws.close(REVOKED_CLOSE_CODE, "token revoked");
+      for (const id of tokenIds) {
+        for (const ws of byToken.get(id) ?? []) {
+          // Out of its topic first: nothing published from now on reaches it while it closes.
+          ws.data.revoked = true;
+          ws.unsubscribe(topic(ws.data.caller.spaceId, ws.data.revision));
+          ws.close(REVOKED_CLOSE_CODE, "token revoked");
+        }
+      }
     },
   });
-  relay.bus.listen((spaceId, event) => {
+  const publish = (spaceId: string, event: AskEvent) => {
     const srv = server();
     // Serialized only when some inbox of that space listens: an ask can be large.
     for (const revision of REVISIONS) {
       const t = topic(spaceId, revision);
       if (srv.subscriberCount(t) > 0) srv.publish(t, JSON.stringify(downgradeEvent(event, revision)));
     }
+  };
+  // No frame reaches a socket after its token's revoking commit: when a token may have been revoked
+  // since the last check, the check runs (and closes the revoked sockets) before the frame goes out,
+  // and later frames queue behind it, in order.
+  let queued: Promise<void> | null = null;
+  relay.bus.listen((spaceId, event) => {
+    if (!queued) {
+      const checking = relay.revocations.beforeSending();
+      if (!checking) return publish(spaceId, event);
+      queued = checking;
+    }
+    const next: Promise<void> = queued
+      .then(() => relay.revocations.beforeSending())
+      .then(() => publish(spaceId, event))
+      .catch((e) => console.warn("event socket: could not check revocations before sending", e))
+      .finally(() => {
+        if (queued === next) queued = null;
+      });
+    queued = next;
   });
   return {
     maxPayloadLength: MAX_CLIENT_FRAME_BYTES,
@@ -126,10 +154,15 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       const stopCapture = relay.bus.listen((spaceId, event) => {
         if (spaceId === caller.spaceId) meanwhile.push(event);
       });
-      relay.asks.snapshot(caller).then(
+      const sendSnapshot = async () => {
+        const snapshot = await relay.asks.snapshot(caller);
+        await relay.revocations.beforeSending();
+        return snapshot;
+      };
+      sendSnapshot().then(
         (snapshot) => {
           stopCapture();
-          if (ws.readyState !== WebSocket.OPEN) return;
+          if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
           const first: SnapshotEvent = { type: "snapshot", snapshot };
           ws.send(JSON.stringify(downgradeEvent(first, revision)));
           for (const event of meanwhile) ws.send(JSON.stringify(downgradeEvent(event, revision)));

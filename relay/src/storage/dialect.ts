@@ -37,6 +37,8 @@ export interface Dialect {
    * transactions already take turns.
    */
   lock(tx: Query, key: string): Promise<void>;
+  /** Tells every replica, when `tx` commits, that a token was revoked (`Store.tokensVersion` moves). */
+  announceRevocation(tx: Query, tokenId: string): Promise<void>;
   /** Tells the other replicas, when `tx` commits, that an ask changed. */
   announce(tx: Query, change: AskChange): Promise<void>;
   /** Tells the other replicas, when `tx` commits, that this one began or stopped following an ask. */

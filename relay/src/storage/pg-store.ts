@@ -17,6 +17,8 @@ import type { AskChange, FollowChange, Store } from "./store.ts";
 const MIGRATIONS = join(import.meta.dir, "pg-migrations");
 /** The channel every replica listens on for ask changes. */
 export const ASK_CHANNEL = "loopback_asks";
+/** The channel every replica listens on for revoked tokens. */
+export const TOKEN_CHANNEL = "loopback_tokens";
 /** The channel every replica listens on for which replica follows which ask. */
 export const FOLLOW_CHANNEL = "loopback_follows";
 /** Every connection of a replica names it: the database's list of connections says which replicas are alive. */
@@ -86,6 +88,9 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     lock: async (tx, key) => {
       await (tx as unknown as typeof db).execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
     },
+    announceRevocation: async (tx, tokenId) => {
+      await (tx as unknown as typeof db).execute(sql`select pg_notify(${TOKEN_CHANNEL}, ${tokenId})`);
+    },
     announce: async (tx, change) => {
       await (tx as unknown as typeof db).execute(sql`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`);
     },
@@ -102,7 +107,15 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       return rows.map((r) => r.replica);
     },
   };
+  // Moves with every revocation any process commits, and after every reconnection (one may have been missed).
+  let tokensVersion = 0;
+  await client.listen(
+    TOKEN_CHANNEL,
+    () => tokensVersion++,
+    () => tokensVersion++,
+  );
   return storeOver(dialect, replica, {
+    tokensVersion: () => tokensVersion,
     listen: async (onChange, onReady, onFollow) => {
       const follows = onFollow
         ? await client.listen(FOLLOW_CHANNEL, (payload) => {

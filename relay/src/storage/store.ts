@@ -244,6 +244,11 @@ export interface Store {
   readonly push: PushRecords;
   readonly follows: FollowRecords;
   /**
+   * A number that moves whenever a token may have been revoked, by any process, without a query: what
+   * lets the relay check its open sockets' tokens before sending, only when there is something to check.
+   */
+  tokensVersion(): number;
+  /**
    * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
    * ask); `onReady` once listening, and again after every reconnection, when changes may have been
    * missed and whoever waits should read again.

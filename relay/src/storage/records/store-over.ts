@@ -12,7 +12,7 @@ import { SqlTicketRecords } from "./ticket-records.ts";
 import { SqlTokenRecords } from "./token-records.ts";
 import { SqlUploadRecords } from "./upload-records.ts";
 
-export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen" | "close">): Store {
+export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen" | "close" | "tokensVersion">): Store {
   return {
     kind: d.kind,
     replica,
