@@ -19,6 +19,11 @@ export const MAX_CLIENT_FRAME_BYTES = 4096;
 export const MAX_CLIENT_FRAMES_PER_MINUTE = 120;
 /** A consumer this far behind is dropped; it reconnects and starts from a fresh snapshot. */
 export const BACKPRESSURE_LIMIT_BYTES = 8 * 1024 * 1024;
+/** Changes held for a socket whose snapshot is still on its way; past this many it is closed to start afresh. */
+export const MAX_HELD_EVENTS = 1_000;
+/** Held changes go out while less than this is still buffered for the socket, well under the limit. */
+const FLUSH_BELOW_BYTES = 1024 * 1024;
+const FLUSH_RETRY_MS = 50;
 
 export interface SocketData {
   caller: Caller;
@@ -27,6 +32,8 @@ export interface SocketData {
   frames: { count: number; since: number };
   /** Its token was revoked: it is closing, and nothing more is sent to it. */
   revoked?: boolean;
+  /** Until its snapshot is out: the changes held for it meanwhile, and how to stop holding them. */
+  pending?: { held: AskEvent[]; stop: () => void; flushing: boolean };
 }
 
 // One topic per space and revision, so a change is serialized once per revision some inbox reads.
@@ -135,6 +142,36 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       });
     queued = next;
   });
+  /**
+   * Sends a new socket what it holds once its snapshot is out, a little at a time as it drains, and
+   * then joins it to its topic; until then it is tried again as the socket drains (and now and then).
+   */
+  async function flush(ws: ServerWebSocket<SocketData>): Promise<void> {
+    const pending = ws.data.pending;
+    if (!pending || pending.flushing) return;
+    pending.flushing = true;
+    try {
+      await relay.revocations.beforeSending();
+      while (pending.held.length && ws.getBufferedAmount() < FLUSH_BELOW_BYTES) {
+        if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
+        ws.send(JSON.stringify(downgradeEvent(pending.held.shift()!, ws.data.revision)));
+      }
+      if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
+      if (pending.held.length || ws.getBufferedAmount() > 0) {
+        setTimeout(() => void flush(ws), FLUSH_RETRY_MS);
+        return;
+      }
+      pending.stop();
+      ws.data.pending = undefined;
+      ws.subscribe(topic(ws.data.caller.spaceId, ws.data.revision));
+    } catch (e) {
+      console.warn("event socket: could not send what it held", e);
+      ws.close(1011, "could not send the inbox");
+    } finally {
+      pending.flushing = false;
+    }
+  }
+
   return {
     maxPayloadLength: MAX_CLIENT_FRAME_BYTES,
     backpressureLimit: BACKPRESSURE_LIMIT_BYTES,
@@ -146,36 +183,46 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       const id = ws.data.caller.tokenId;
       bump(opening, id, -1);
       byToken.set(id, (byToken.get(id) ?? new Set()).add(ws));
-      // The snapshot is read from the store while changes go on: every change published meanwhile is
-      // sent after it (an inbox keeps the newer copy of an ask), and the socket joins its topic in
-      // the same turn as the last of them, so no change falls between the snapshot and the stream.
+      // The snapshot is read from the store while changes go on, and may take long to reach a slow
+      // reader: every change published meanwhile is held, sent after it once it is out (an inbox
+      // keeps the newer copy of an ask), and the socket joins its topic in the same turn as the last
+      // of them, so no change falls between the snapshot and the stream, and none piles up behind a
+      // snapshot still on its way (which would cut the reader off at the backpressure limit).
       const { caller, revision } = ws.data;
-      const meanwhile: AskEvent[] = [];
-      const stopCapture = relay.bus.listen((spaceId, event) => {
-        if (spaceId === caller.spaceId) meanwhile.push(event);
+      const held: AskEvent[] = [];
+      const stop = relay.bus.listen((spaceId, event) => {
+        if (spaceId !== caller.spaceId) return;
+        held.push(event);
+        if (held.length > MAX_HELD_EVENTS) {
+          stop();
+          ws.close(1013, "too far behind: reconnect for a fresh snapshot");
+        }
       });
-      const sendSnapshot = async () => {
+      ws.data.pending = { held, stop, flushing: false };
+      const readSnapshot = async () => {
         const snapshot = await relay.asks.snapshot(caller);
         await relay.revocations.beforeSending();
         return snapshot;
       };
-      sendSnapshot().then(
+      readSnapshot().then(
         (snapshot) => {
-          stopCapture();
-          if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
+          if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return stop();
           const first: SnapshotEvent = { type: "snapshot", snapshot };
           ws.send(JSON.stringify(downgradeEvent(first, revision)));
-          for (const event of meanwhile) ws.send(JSON.stringify(downgradeEvent(event, revision)));
-          ws.subscribe(topic(caller.spaceId, revision));
+          void flush(ws);
         },
         (e) => {
-          stopCapture();
+          stop();
           console.warn("event socket: could not read the snapshot", e);
           ws.close(1011, "could not read the inbox");
         },
       );
     },
+    drain(ws) {
+      void flush(ws);
+    },
     close(ws) {
+      ws.data.pending?.stop();
       const id = ws.data.caller.tokenId;
       const held = byToken.get(id);
       held?.delete(ws);
