@@ -60,8 +60,9 @@ export const DEFAULT_SESSION_IDLE_S = 7 * 24 * 60 * 60;
 export const DEFAULT_STREAM_RETRY_S = 3;
 export const DEFAULT_MAX_SESSIONS_PER_TOKEN = 1_000;
 export const DEFAULT_MAX_WAITING_PER_TOKEN = 2_000;
-export const DEFAULT_MAX_OPEN_ASKS_PER_TOKEN = 200;
-export const DEFAULT_MAX_OPEN_ASKS_PER_SPACE = 1_000;
+export const DEFAULT_MAX_OPEN_ASKS_PER_TOKEN = 100;
+/** An inbox's first load carries every open ask whole (up to ~256 KiB each): 200 of them is ~50 MiB. */
+export const DEFAULT_MAX_OPEN_ASKS_PER_SPACE = 200;
 export const DEFAULT_MAX_SOCKETS_PER_TOKEN = 20;
 export const DEFAULT_EVENT_TICKET_TTL_S = 60;
 export const DEFAULT_MAX_EVENT_TICKETS = 20; // per token, unused at once

@@ -8,8 +8,8 @@ const AGENTS = 1_000;
 
 let relay: RelayProcess;
 beforeAll(async () => {
-  // One agent token holds them all: past the default cap on a token's open asks (200), up to the space's (1,000).
-  relay = await new RelayProcess({ env: { LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: String(AGENTS) } }).start();
+  // One agent token holds them all: past the default caps on open asks, of a token (100) and of a space (200).
+  relay = await new RelayProcess({ env: { LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: String(AGENTS), LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: String(AGENTS) } }).start();
 });
 afterAll(() => relay.dispose());
 
