@@ -135,8 +135,9 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     }
     const next: Promise<void> = queued
       .then(() => relay.revocations.beforeSending())
-      .then(() => publish(spaceId, event))
+      // A store that cannot answer must not leave every inbox behind: the timed check still closes a revoked socket.
       .catch((e) => console.warn("event socket: could not check revocations before sending", e))
+      .then(() => publish(spaceId, event))
       .finally(() => {
         if (queued === next) queued = null;
       });
