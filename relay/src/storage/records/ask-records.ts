@@ -20,6 +20,13 @@ function opening(ask: Ask) {
   return rest;
 }
 
+/** A new ask refused at a cap, thrown to roll its transaction back. */
+class Refused extends Error {
+  constructor(readonly outcome: Exclude<InsertOutcome, "inserted">) {
+    super(outcome);
+  }
+}
+
 /** Bound parameters a query may carry stay well under SQLite's cap with this many ids at once. */
 const IDS_PER_QUERY = 500;
 
@@ -30,8 +37,7 @@ export class SqlAskRecords implements AskRecords {
   #byFingerprint;
   #insertAsk;
   #insertCall;
-  #openByToken;
-  #openBySpace;
+  #openCounts;
   #insertEntry;
   #move;
   #claim;
@@ -85,12 +91,12 @@ export class SqlAskRecords implements AskRecords {
         createdAt: at("createdAt"),
       }),
     );
-    // Every capped ask counts what is open before it: built once, like the insert they guard.
-    this.#openByToken = d.statement("open_asks_of_token", (q) =>
-      q.select({ n: count() }).from(t.asks).where(and(eq(t.asks.tokenId, p("tokenId")), ne(t.asks.status, "closed"))),
-    );
-    this.#openBySpace = d.statement("open_asks_of_space", (q) =>
-      q.select({ n: count() }).from(t.asks).where(and(eq(t.asks.spaceId, p("spaceId")), ne(t.asks.status, "closed"))),
+    // Every capped ask counts what is open before it, its token's and its space's in one statement.
+    this.#openCounts = d.statement("open_asks_counts", (q) =>
+      q
+        .select({ byToken: sql<number>`coalesce(sum(case when ${t.asks.tokenId} = ${p("tokenId")} then 1 else 0 end), 0)`, bySpace: count() })
+        .from(t.asks)
+        .where(and(eq(t.asks.spaceId, p("spaceId")), ne(t.asks.status, "closed"))),
     );
     this.#insertEntry = d.statement("insert_entry", (q) =>
       q.insert(t.entries).values({ askId: at("askId"), seq: at("seq"), revision: at("revision"), author: at("author"), body: at("body"), at: at("at") }),
@@ -112,31 +118,38 @@ export class SqlAskRecords implements AskRecords {
   }
 
   insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {
-    return this.d.withoutWaitingForDisk(async (q) => {
-      if (cap) {
-        // Counted and stored under the space's lock: concurrent asks on any replica cannot pass either cap.
-        await this.d.lock(q, `open_asks:${spaceId}`);
-        const [byToken] = (await this.#openByToken(q, { tokenId: cap.tokenId })) as { n: number }[];
-        if (Number(byToken?.n ?? 0) >= cap.maxPerToken) return "token_full";
-        const [bySpace] = (await this.#openBySpace(q, { spaceId })) as { n: number }[];
-        if (Number(bySpace?.n ?? 0) >= cap.maxPerSpace) return "space_full";
-      }
+    const row = {
+      id: ask.id,
+      spaceId,
+      kind: ask.kind,
+      status: ask.status,
+      revision: REVISION,
+      opening: JSON.stringify(opening(ask)),
+      createdAt: ask.createdAt,
+      updatedAt: ask.updatedAt,
+      fingerprint: fingerprint ?? null,
+      tokenId: cap?.tokenId ?? null,
+    };
+    return this.d.withoutWaitingForDisk(async (q): Promise<InsertOutcome> => {
       // With the ask, the record of the call that follows it: no moment shows the ask without it.
       if (call) await this.#insertCall(q, { ...call, askId: call.askId ?? null, fromTurn: call.fromTurn ?? 0, progressToken: call.progressToken ?? null });
-      await this.#insertAsk(q, {
-        id: ask.id,
-        spaceId,
-        kind: ask.kind,
-        status: ask.status,
-        revision: REVISION,
-        opening: JSON.stringify(opening(ask)),
-        createdAt: ask.createdAt,
-        updatedAt: ask.updatedAt,
-        fingerprint: fingerprint ?? null,
-        tokenId: cap?.tokenId ?? null,
-      });
+      await this.#insertAsk(q, row);
+      // Sent only if this commits.
       await this.d.announce(q, { askId: ask.id, spaceId, version: 0, replica: this.replica, ...asLeft(ask) });
+      if (cap) {
+        // Stored first, then counted, itself included, under the space's lock, held to the commit: a
+        // writer that takes the lock after this one sees this ask once it is committed, so concurrent
+        // asks on any replica cannot pass either cap, and the lock is held for one count alone.
+        await this.d.lock(q, `open_asks:${spaceId}`);
+        const [open] = (await this.#openCounts(q, { spaceId, tokenId: cap.tokenId })) as { byToken: number | string | null; bySpace: number | string }[];
+        // Thrown, so the ask and its call's record roll back with the refusal.
+        if (Number(open?.byToken ?? 0) > cap.maxPerToken) throw new Refused("token_full");
+        if (Number(open?.bySpace ?? 0) > cap.maxPerSpace) throw new Refused("space_full");
+      }
       return "inserted";
+    }).catch((e) => {
+      if (e instanceof Refused) return e.outcome;
+      throw e;
     });
   }
 
