@@ -42,6 +42,12 @@ export interface Config {
   streamRetryMs: number;
   maxSessionsPerToken: number;
   maxWaitingPerToken: number;
+  /** Asks one token may have open at once (not closed), counted on every replica together. */
+  maxOpenAsksPerToken: number;
+  /** Asks one space may have open at once: what one inbox must be able to load. */
+  maxOpenAsksPerSpace: number;
+  /** Event sockets one token may hold open at once on one relay. */
+  maxSocketsPerToken: number;
   /** Who runs the relay, for push services (VAPID `sub`): a `mailto:` or `https:` URL. */
   pushContact?: string;
   /** The least a log line must weigh to be written: `debug`, `info` (an access line per request), `warn`, `error`. */
@@ -64,6 +70,10 @@ export const DEFAULT_SESSION_IDLE_S = 7 * 24 * 60 * 60;
 export const DEFAULT_STREAM_RETRY_S = 3;
 export const DEFAULT_MAX_SESSIONS_PER_TOKEN = 1_000;
 export const DEFAULT_MAX_WAITING_PER_TOKEN = 2_000;
+export const DEFAULT_MAX_OPEN_ASKS_PER_TOKEN = 100;
+/** An inbox's first load carries every open ask whole (up to ~256 KiB each): 200 of them is ~50 MiB. */
+export const DEFAULT_MAX_OPEN_ASKS_PER_SPACE = 200;
+export const DEFAULT_MAX_SOCKETS_PER_TOKEN = 20;
 export const DEFAULT_EVENT_TICKET_TTL_S = 60;
 export const DEFAULT_MAX_EVENT_TICKETS = 20; // per token, unused at once
 export const DEFAULT_MAX_UPLOAD_TICKETS = 50; // per token, unused at once
@@ -107,6 +117,9 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     streamRetryMs: seconds("LOOPBACK_STREAM_RETRY_S", DEFAULT_STREAM_RETRY_S),
     maxSessionsPerToken: count("LOOPBACK_MAX_SESSIONS_PER_TOKEN", DEFAULT_MAX_SESSIONS_PER_TOKEN),
     maxWaitingPerToken: count("LOOPBACK_MAX_WAITING_PER_TOKEN", DEFAULT_MAX_WAITING_PER_TOKEN),
+    maxOpenAsksPerToken: count("LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN", DEFAULT_MAX_OPEN_ASKS_PER_TOKEN),
+    maxOpenAsksPerSpace: count("LOOPBACK_MAX_OPEN_ASKS_PER_SPACE", DEFAULT_MAX_OPEN_ASKS_PER_SPACE),
+    maxSocketsPerToken: count("LOOPBACK_MAX_SOCKETS_PER_TOKEN", DEFAULT_MAX_SOCKETS_PER_TOKEN),
     pushContact: env.LOOPBACK_PUSH_CONTACT || undefined,
     allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),

@@ -103,10 +103,10 @@ export class Relay {
     // One relay on its file is the only writer of asks: they are kept in memory in front of it.
     const asks = store.kind === "sqlite" ? (this.#cached = new CachedAsks(store.asks)) : store.asks;
     this.waiting = new Waiting(asks, this.bus, this.clock, store.calls, store.tasks, { maxPerToken: config.maxWaitingPerToken });
-    this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
+    this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs, config);
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
-    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
+    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs, () => store.tokensVersion());
     this.#sweeper = setInterval(() => void this.sweep().catch((e) => isDatabaseAway(e) || log("storage").warn("sweep failed", { error: e })), Math.max(config.sweepEveryMs, 50));
     this.#sweeper.unref?.();
     // Once at start, then daily: a relay restarted more often than daily still keeps to its retention.

@@ -15,6 +15,9 @@ export const PROBLEMS = {
   "metrics.refused": { status: 403, message: "Metrics are served to this machine's own addresses, or to a scraper sending LOOPBACK_METRICS_TOKEN as `Authorization: Bearer <token>`." },
   "sessions.too_many": { status: 429, message: "This token has too many MCP sessions open: close some (DELETE /mcp) or wait until idle ones expire." },
   "calls.too_many": { status: 429, message: "This token has too many calls waiting on the person at once: wait for some to return." },
+  "asks.too_many": { status: 429, message: "This token has as many open asks as it may: wait for the person to close some." },
+  "asks.space_full": { status: 429, message: "This space has as many open asks as it may: wait for the person to close some." },
+  "sockets.too_many": { status: 429, message: "This token has as many event sockets open as it may: close one first." },
   "call.unknown": { status: 404, message: "There is no such waiting call to resume: call the tool again with the same input, or wait_for_reply with its askId." },
   reload: { status: 409, message: "This relay writes an older revision than your client: it was rolled back. Reload to get the matching client." },
 

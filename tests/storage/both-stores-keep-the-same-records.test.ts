@@ -246,6 +246,7 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
     const task = (id: string, spaceId: string, ttlMs: number | null, second: number) => ({
       id,
       spaceId,
+      tokenId: null,
       askId: null,
       status: "working",
       statusMessage: null,

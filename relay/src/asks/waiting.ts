@@ -5,6 +5,7 @@ import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
+import { canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskRecords, CallRecords, TaskRecords, VersionedAsk } from "../storage/store.ts";
@@ -49,6 +50,7 @@ export class Waiting {
   readonly byClient = new Map<string, number>();
   /** Hears how long each reply handed to an agent had waited for it since the person sent it (ms). */
   onHandOver?: (ms: number) => void;
+  #taskTurns = new Map<string, Promise<void>>();
   #leases = new Map<string, { follower: Follower; timer: ReturnType<typeof setTimeout> }>();
   #stopping = false;
 
@@ -79,7 +81,7 @@ export class Waiting {
 
   private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
     const stored = await this.store.get(askId);
-    if (!stored || stored.spaceId !== caller.spaceId) throw problem("ask.not_found");
+    if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
     return stored;
   }
 
@@ -186,9 +188,9 @@ export class Waiting {
    * Takes one of a token's places for waiting calls, or refuses the call over its token's limit
    * before it opens anything. The returned function gives the place back (once).
    */
-  enter(caller: Caller): () => void {
+  enter(caller: Caller, besides = 0): () => void {
     const held = this.#perToken.get(caller.tokenHash) ?? 0;
-    if (held >= this.limits.maxPerToken) throw problem("calls.too_many");
+    if (held + besides >= this.limits.maxPerToken) throw problem("calls.too_many");
     this.#perToken.set(caller.tokenHash, held + 1);
     let inside = true;
     return () => {
@@ -198,6 +200,33 @@ export class Waiting {
       if (left > 0) this.#perToken.set(caller.tokenHash, left);
       else this.#perToken.delete(caller.tokenHash);
     };
+  }
+
+  /**
+   * Opens a task-augmented call's task (`open`) if its token has room: its tasks still waiting on an
+   * open ask (on every replica) count with its calls waiting here, so tasks do not slip past the
+   * limit that holds calls. A token's tasks open one after another on this relay, so each counts
+   * those opened before it.
+   */
+  asTask<T>(caller: Caller, open: () => Promise<T>): Promise<T> {
+    const id = caller.tokenId;
+    const turn = (this.#taskTurns.get(id) ?? Promise.resolve()).then(async () => {
+      const leave = this.enter(caller, await this.tasks.workingFor(id, Date.now()));
+      try {
+        return await open();
+      } finally {
+        leave();
+      }
+    });
+    const tail = turn.then(
+      () => {},
+      () => {},
+    );
+    this.#taskTurns.set(id, tail);
+    void tail.then(() => {
+      if (this.#taskTurns.get(id) === tail) this.#taskTurns.delete(id);
+    });
+    return turn;
   }
 
   /**

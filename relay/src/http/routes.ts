@@ -6,6 +6,7 @@ import * as v from "valibot";
 import { problem } from "@loopback/shared/problems";
 import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
 import type { Relay } from "../relay.ts";
+import { assertPerson } from "../auth/who-sees-an-ask.ts";
 import { readCappedBody } from "./read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
 import { downgradeAsk, downgradePage, downgradeSnapshot } from "../revisions/downgrade.ts";
@@ -77,6 +78,8 @@ function route(method: string, path: string, handle: Route["handle"]): Route {
 export function apiRoutes(relay: Relay, addressOf: (request: Request) => string) {
   const headers = revisionHeaders(relay.config.build);
   const caller = (request: Request) => relay.authenticate(request.headers.get("authorization"), addressOf(request));
+  /** The inbox's routes take a person's token only: an agent token reads asks through MCP, its person's alone. */
+  const person = async (request: Request) => assertPerson(await caller(request));
   const PREFIX = "/api/v1";
 
   const routes: Route[] = [
@@ -84,17 +87,17 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
       const c = await caller(request);
       return { space: c.spaceName, actor: c.person };
     }),
-    route("POST", "/events/tickets", async ({ request }) => created(await relay.tickets.issue(await caller(request), clientRevision(request)))),
-    route("GET", "/snapshot", async ({ request }) => downgradeSnapshot(await relay.asks.snapshot(await caller(request)), clientRevision(request))),
+    route("POST", "/events/tickets", async ({ request }) => created(await relay.tickets.issue(await person(request), clientRevision(request)))),
+    route("GET", "/snapshot", async ({ request }) => downgradeSnapshot(await relay.asks.snapshot(await person(request)), clientRevision(request))),
     route("GET", "/asks", async ({ request, query }) => {
-      const c = await caller(request);
+      const c = await person(request);
       const limit = query.has("limit") ? v.safeParse(Limit, query.get("limit")) : undefined;
       const before = query.has("before") ? v.safeParse(Before, query.get("before")) : undefined;
       if (limit && !limit.success) throw problem("query.invalid", "`limit` must be a whole number from 1 to 100.");
       if (before && !before.success) throw problem("query.invalid", "`before` must be a date-time such as 2026-01-31T12:00:00.000Z.");
       return downgradePage(await relay.asks.history(c, limit?.output, before?.output), clientRevision(request));
     }),
-    route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await caller(request), params.id), clientRevision(request))),
+    route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await person(request), params.id), clientRevision(request))),
     route("POST", "/asks/:id/reply", async ({ request, params }) => {
       const c = await caller(request);
       return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request)), clientRevision(request));

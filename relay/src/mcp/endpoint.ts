@@ -109,9 +109,16 @@ export class McpEndpoint {
       const messages = Array.isArray(body) ? body : [body];
       const init = messages.find((m) => isInitializeRequest(m));
       if (request.method !== "POST" || !init) return jsonRpcError(400, -32000, "Bad Request: no session; send initialize first.");
-      if ((await this.relay.sessions.countForToken(caller.tokenHash)) >= this.relay.config.maxSessionsPerToken) throw problem("sessions.too_many");
-      const session = await this.open(caller, undefined, init.params);
-      return await this.forward(session, request, body);
+      // Stored before `initialize` is answered (the client's next request may reach another replica),
+      // and counted in the same step, so concurrent initializes on any replica cannot pass the cap.
+      const at = this.relay.clock.now();
+      const row: SessionRow = { id: crypto.randomUUID(), tokenHash: caller.tokenHash, initialize: JSON.stringify(init.params), createdAt: at, lastSeenAt: at };
+      if (!(await this.relay.sessions.insert(row, this.relay.config.maxSessionsPerToken))) throw problem("sessions.too_many");
+      const session = await this.open(caller, row, init.params, false);
+      const response = await this.forward(session, request, body);
+      // An `initialize` the SDK refused made no session: its row goes too.
+      if (!session.id) await this.relay.sessions.delete(row.id);
+      return response;
     } catch (e) {
       return problemResponse(e);
     }
@@ -132,23 +139,19 @@ export class McpEndpoint {
   }
 
   /**
-   * A session's Server and transport: new (stored once `initialize` is answered), or rebuilt from its
-   * row by replaying its `initialize` into a transport that takes the stored id.
+   * A session's Server and transport over its stored row: new (`replay` false: the client's own
+   * `initialize` is forwarded next), or rebuilt by replaying its `initialize` into a transport that
+   * takes the stored id.
    */
-  private async open(caller: Caller, row: SessionRow | undefined, initialize: unknown): Promise<Session> {
+  private async open(caller: Caller, row: SessionRow, initialize: unknown, replay = true): Promise<Session> {
     const session = { tokenHash: caller.tokenHash, tokenId: caller.tokenId, active: 0, lastSeen: Date.now(), touched: Date.now(), calls: new Map() } as Session;
     session.server = createMcpServer(this.relay, caller);
     session.transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => row?.id ?? crypto.randomUUID(),
+      sessionIdGenerator: () => row.id,
       keepAliveMs: SSE_KEEPALIVE_MS,
-      // Stored before `initialize` is answered: the client's next request may reach another replica.
-      onsessioninitialized: async (id) => {
+      onsessioninitialized: (id) => {
         session.id = id;
         this.#sessions.set(id, session);
-        if (!row) {
-          const at = this.relay.clock.now();
-          await this.relay.sessions.insert({ id, tokenHash: caller.tokenHash, initialize: JSON.stringify(initialize), createdAt: at, lastSeenAt: at });
-        }
       },
       // Only an explicit DELETE from the client: a relay that stops keeps its sessions.
       onsessionclosed: async (id) => {
@@ -157,7 +160,7 @@ export class McpEndpoint {
       },
     });
     await session.server.connect(session.transport);
-    if (row) await replayInitialize(session.transport, row.id, initialize);
+    if (replay) await replayInitialize(session.transport, row.id, initialize);
     return session;
   }
 

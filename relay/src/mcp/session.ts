@@ -69,21 +69,29 @@ export function createMcpServer(services: McpServices, caller: Caller): Server {
         onProgress: progressToken === undefined ? undefined : (waitedMs) => void extra.sendNotification(progress(progressToken, waitedMs)).catch(() => {}),
       });
     }
-    let started: Awaited<ReturnType<BlockingTool["start"]>> | undefined;
-    let from: number;
+    const start = async () => {
+      let started: Awaited<ReturnType<BlockingTool["start"]>> | undefined;
+      let from: number;
+      try {
+        started = await tool.start(ctx, args);
+        from = await waiting.from(caller, started.askId, Boolean(tool.resume || started.reclaimed));
+      } catch (e) {
+        started?.release?.();
+        return { task: await taskStore.open(undefined, tool.name, 0, asTask, toolError(e)) };
+      }
+      const { askId, opened = false, release } = started;
+      try {
+        return { task: await taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
+      } finally {
+        // The task's first poll holds the ask `waiting` from here on.
+        release?.();
+      }
+    };
     try {
-      started = await tool.start(ctx, args);
-      from = await waiting.from(caller, started.askId, Boolean(tool.resume || started.reclaimed));
+      // A task waits on the person as a call does: it counts among the token's waiting calls.
+      return await waiting.asTask(caller, start);
     } catch (e) {
-      started?.release?.();
       return { task: await taskStore.open(undefined, tool.name, 0, asTask, toolError(e)) };
-    }
-    const { askId, opened = false, release } = started;
-    try {
-      return { task: await taskStore.open(askId, tool.name, from, asTask, undefined, opened) };
-    } finally {
-      // The task's first poll holds the ask `waiting` from here on.
-      release?.();
     }
   });
 

@@ -40,6 +40,7 @@ export class McpTaskStore implements TaskStore {
     const row: TaskRow = {
       id: newId("tsk"),
       spaceId: this.caller.spaceId,
+      tokenId: this.caller.tokenId,
       askId: askId ?? null,
       status: failed ? "failed" : "working",
       statusMessage: failed ? "The tool refused the call." : "Waiting for the person's reply.",
@@ -83,7 +84,7 @@ export class McpTaskStore implements TaskStore {
 
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
     await this.waiting.tasks.sweep(Date.now());
-    const rows = await this.waiting.tasks.list(this.caller.spaceId, PAGE, cursor);
+    const rows = await this.waiting.tasks.list(this.caller.spaceId, PAGE, cursor, this.caller.tokenId);
     const page = rows.slice(0, PAGE);
     return { tasks: page.map(toTask), ...(rows.length > PAGE ? { nextCursor: page.at(-1)!.id } : {}) };
   }
@@ -102,8 +103,14 @@ export class McpTaskStore implements TaskStore {
     }
   }
 
-  private row(taskId: string): Promise<TaskRow | undefined> {
-    return this.waiting.tasks.get(this.caller.spaceId, taskId, Date.now());
+  /**
+   * The task, if this session's token created it (MCP binds a task to its creator): another token's,
+   * even in the same space, is as absent as one that never existed. Tasks from before tokens were
+   * recorded stay the space's.
+   */
+  private async row(taskId: string): Promise<TaskRow | undefined> {
+    const row = await this.waiting.tasks.get(this.caller.spaceId, taskId, Date.now());
+    return row && (row.tokenId === null || row.tokenId === this.caller.tokenId) ? row : undefined;
   }
 
   private async update(taskId: string, set: Partial<TaskRow>): Promise<TaskRow> {

@@ -49,9 +49,12 @@ export const asks = pgTable(
     fingerprint: text("fingerprint"),
     deliveredAt: text("delivered_at"),
     version: integer("version").notNull().default(0),
+    /** The token that opened it (none for asks opened before tokens were recorded): open asks are capped per token. */
+    tokenId: text("token_id"),
   },
   (t) => [
     index("asks_open").on(t.spaceId, t.status, t.createdAt),
+    index("asks_open_by_token").on(t.tokenId, t.status),
     index("asks_closed").on(t.spaceId, t.closedAt),
     index("asks_fingerprint").on(t.spaceId, t.fingerprint),
   ],
@@ -91,6 +94,8 @@ export const tasks = pgTable("tasks", {
   id: text("id").primaryKey(),
   spaceId: text("space_id").notNull().references(() => spaces.id),
   askId: text("ask_id"),
+  /** The token that created it: only that token reads, awaits or cancels it (none for tasks from before). */
+  tokenId: text("token_id"),
   status: text("status").notNull(),
   statusMessage: text("status_message"),
   request: text("request").notNull(),

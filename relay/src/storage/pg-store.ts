@@ -18,6 +18,8 @@ import type { AskChange, FollowChange, Store } from "./store.ts";
 const MIGRATIONS = join(import.meta.dir, "pg-migrations");
 /** The channel every replica listens on for ask changes. */
 export const ASK_CHANNEL = "loopback_asks";
+/** The channel every replica listens on for revoked tokens. */
+export const TOKEN_CHANNEL = "loopback_tokens";
 /** The channel every replica listens on for which replica follows which ask. */
 export const FOLLOW_CHANNEL = "loopback_follows";
 /** Every connection of a replica names it: the database's list of connections says which replicas are alive. */
@@ -96,6 +98,12 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       }),
     statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
     transaction: inTransaction,
+    lock: async (tx, key) => {
+      await (tx as unknown as typeof db).execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+    },
+    announceRevocation: async (tx, tokenId) => {
+      await (tx as unknown as typeof db).execute(sql`select pg_notify(${TOKEN_CHANNEL}, ${tokenId})`);
+    },
     announce: async (tx, change) => {
       await (tx as unknown as typeof db).execute(sql`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`);
     },
@@ -112,7 +120,15 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       return rows.map((r) => r.replica);
     },
   };
+  // Moves with every revocation any process commits, and after every reconnection (one may have been missed).
+  let tokensVersion = 0;
+  await client.listen(
+    TOKEN_CHANNEL,
+    () => tokensVersion++,
+    () => tokensVersion++,
+  );
   const store = storeOver(dialect, replica, {
+    tokensVersion: () => tokensVersion,
     listen: async (onChange, onReady, onFollow) => {
       const follows = onFollow
         ? await client.listen(FOLLOW_CHANNEL, (payload) => {

@@ -56,9 +56,12 @@ export const asks = sqliteTable(
     deliveredAt: text("delivered_at"),
     /** Counts the ask's changes: a write decided on version n commits only while the row is still at n. */
     version: integer("version").notNull().default(0),
+    /** The token that opened it (none for asks opened before tokens were recorded): open asks are capped per token. */
+    tokenId: text("token_id"),
   },
   (t) => [
     index("asks_open").on(t.spaceId, t.status, t.createdAt),
+    index("asks_open_by_token").on(t.tokenId, t.status),
     index("asks_closed").on(t.spaceId, t.closedAt),
     index("asks_fingerprint").on(t.spaceId, t.fingerprint),
   ],
@@ -103,6 +106,8 @@ export const tasks = sqliteTable("tasks", {
   id: text("id").primaryKey(),
   spaceId: text("space_id").notNull().references(() => spaces.id),
   askId: text("ask_id"),
+  /** The token that created it: only that token reads, awaits or cancels it (none for tasks from before). */
+  tokenId: text("token_id"),
   status: text("status").notNull(),
   statusMessage: text("status_message"),
   /** The original request, so a restarted relay can pick the wait up again. */

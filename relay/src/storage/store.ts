@@ -22,12 +22,28 @@ export interface VersionedAsk {
 /** How a change decided on an ask's version went: stored, or another writer changed the ask first. */
 export type AppendOutcome = "appended" | "not_your_turn";
 
+/** A per-token cap checked in the same step as the insert it allows: at most `max` held at `now` (ISO time). */
+export interface HeldCap {
+  max: number;
+  now: string;
+}
+
+/** Caps on open asks, counted in the same step as the insert: per token (`tokenId`'s) and per space. */
+export interface OpenAskCap {
+  tokenId: string;
+  maxPerToken: number;
+  maxPerSpace: number;
+}
+
+/** How storing a new ask went: stored, or refused because its token's or its space's open asks are at their cap. */
+export type InsertOutcome = "inserted" | "token_full" | "space_full";
+
 export interface AskRecords {
   /**
    * Stores a new ask at version 0, and with it the record of the call that follows it, when given.
    * Not waited onto the disk: nobody has been told of it yet.
    */
-  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow): Promise<void>;
+  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome>;
   /**
    * Appends `after`'s new turns and moves the ask to its state, in one durable transaction, if the ask
    * is still at `before.version`; otherwise writes nothing and says it was not this writer's turn.
@@ -75,7 +91,8 @@ export interface TokenRecords {
 export type UploadRow = typeof uploads.$inferSelect;
 
 export interface UploadRecords {
-  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">): Promise<void>;
+  /** Issues a ticket; with `cap`, only while its token holds fewer unused ones (false: refused). */
+  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">, cap?: HeldCap): Promise<boolean>;
   /** Unused tickets a token holds that are still good at `now` (ISO time): they are capped per token. */
   unusedHeldBy(tokenId: string, now: string): Promise<number>;
   /** The ticket behind an upload URL, with when its token was revoked, if it was. */
@@ -92,7 +109,8 @@ export interface UploadRecords {
 export type SessionRow = typeof mcpSessions.$inferSelect;
 
 export interface SessionRecords {
-  insert(row: SessionRow): Promise<void>;
+  /** Stores a session; with `max`, only while its token holds fewer (false: refused). */
+  insert(row: SessionRow, max?: number): Promise<boolean>;
   get(id: string): Promise<SessionRow | undefined>;
   touch(id: string, at: string): Promise<void>;
   delete(id: string): Promise<void>;
@@ -121,15 +139,17 @@ export interface TaskRecords {
   /** A space's task, unless it is past its time to live at `nowMs`. */
   get(spaceId: string, id: string, nowMs: number): Promise<TaskRow | undefined>;
   update(spaceId: string, id: string, set: Partial<TaskRow>): Promise<TaskRow | undefined>;
-  /** A page of a space's tasks in id order, after `cursor`; one more than `limit` tells there is a next. */
-  list(spaceId: string, limit: number, cursor?: string): Promise<TaskRow[]>;
+  /** A page of a space's tasks (those `tokenId` may see, when given) in id order, after `cursor`; one more than `limit` tells there is a next. */
+  list(spaceId: string, limit: number, cursor?: string, tokenId?: string): Promise<TaskRow[]>;
+  /** Tasks a token created that still wait on an open ask (working, within their time to live at `nowMs`). */
+  workingFor(tokenId: string, nowMs: number): Promise<number>;
   /** Forgets tasks past their time to live at `nowMs`; returns how many. */
   sweep(nowMs: number): Promise<number>;
 }
 
 export interface TicketRecords {
   /** Stores an event ticket's hash for the token it was issued to, and the revision its socket speaks. */
-  issue(hash: string, tokenId: string, revision: string, expiresAt: string): Promise<void>;
+  issue(hash: string, tokenId: string, revision: string, expiresAt: string, cap?: HeldCap): Promise<boolean>;
   /** Unused tickets a token holds that are still good at `now`: they are capped per token. */
   heldBy(tokenId: string, now: string): Promise<number>;
   /**
@@ -242,6 +262,11 @@ export interface Store {
   readonly push: PushRecords;
   readonly follows: FollowRecords;
   readonly upkeep: UpkeepRecords;
+  /**
+   * A number that moves whenever a token may have been revoked, by any process, without a query: what
+   * lets the relay check its open sockets' tokens before sending, only when there is something to check.
+   */
+  tokensVersion(): number;
   /**
    * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
    * ask); `onReady` once listening, and again after every reconnection, when changes may have been

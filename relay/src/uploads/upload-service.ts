@@ -9,7 +9,7 @@ import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { hashSecret, newId, newSecret } from "../ids.ts";
 import type { UploadRecords } from "../storage/store.ts";
-import { assertUnderCap } from "../limits/per-token-cap.ts";
+import { refuseOverCap } from "../limits/per-token-cap.ts";
 import { readCapped } from "../http/read-capped-body.ts";
 import { isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
 
@@ -29,10 +29,9 @@ export class UploadService {
     const token = newSecret("up");
     const now = this.clock.nowMs();
     const expiresAt = new Date(now + this.config.uploadTtlMs).toISOString();
-    // Counted, then issued: two replicas issuing at the same instant may each pass the cap by one.
-    const held = await this.records.unusedHeldBy(caller.tokenId, new Date(now).toISOString());
-    assertUnderCap({ code: "upload.too_many", max: this.config.maxUploadTicketsPerToken, env: "LOOPBACK_MAX_UPLOAD_TICKETS" }, held);
-    await this.records.issue({ id: uploadId, spaceId: caller.spaceId, tokenHash: hashSecret(token), tokenId: caller.tokenId, contentType, maxBytes: this.maxBytes, expiresAt });
+    const cap = { code: "upload.too_many", max: this.config.maxUploadTicketsPerToken, env: "LOOPBACK_MAX_UPLOAD_TICKETS" } as const;
+    const row = { id: uploadId, spaceId: caller.spaceId, tokenHash: hashSecret(token), tokenId: caller.tokenId, contentType, maxBytes: this.maxBytes, expiresAt };
+    if (!(await this.records.issue(row, { max: cap.max, now: new Date(now).toISOString() }))) refuseOverCap(cap);
     const uploadUrl = `${this.config.publicUrl}/api/v1/uploads/${caller.spaceId}/${token}`;
     return {
       uploadId,

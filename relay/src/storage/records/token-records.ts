@@ -66,12 +66,13 @@ export class SqlTokenRecords implements TokenRecords {
 
   revoke(tokenId: string, at: string): Promise<boolean> {
     const { t } = this.d;
-    return this.d.write(async (q) => {
+    return this.d.transaction(async (q) => {
       const revoked = await q
         .update(t.tokens)
         .set({ revokedAt: at })
         .where(and(eq(t.tokens.id, tokenId), isNull(t.tokens.revokedAt)))
         .returning({ id: t.tokens.id });
+      if (revoked.length) await this.d.announceRevocation(q, tokenId);
       return revoked.length > 0;
     });
   }

@@ -1,19 +1,32 @@
 // Upload tickets and the images stored against them, in the database itself, so every replica reads
 // every image and a ticket is spent once whichever replica the upload reaches.
 import { and, count, eq, gt, inArray, isNotNull, isNull, lte } from "drizzle-orm";
-import type { Dialect } from "../dialect.ts";
-import type { UploadRecords, UploadRow } from "../store.ts";
+import type { Dialect, Query } from "../dialect.ts";
+import type { HeldCap, UploadRecords, UploadRow } from "../store.ts";
 
 export class SqlUploadRecords implements UploadRecords {
   constructor(private d: Dialect) {}
 
-  async issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">): Promise<void> {
-    await this.d.write((q) => q.insert(this.d.t.uploads).values(row));
+  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">, cap?: HeldCap): Promise<boolean> {
+    return this.d.transaction(async (q) => {
+      if (cap) {
+        // Counted and issued under the token's lock: concurrent requests on any replica cannot pass the cap.
+        const tokenId = row.tokenId ?? "";
+        await this.d.lock(q, `upload_tickets:${tokenId}`);
+        if ((await this.#unusedHeld(q, tokenId, cap.now)) >= cap.max) return false;
+      }
+      await q.insert(this.d.t.uploads).values(row);
+      return true;
+    });
   }
 
-  async unusedHeldBy(tokenId: string, now: string): Promise<number> {
-    const { db, t } = this.d;
-    const [row] = await db
+  unusedHeldBy(tokenId: string, now: string): Promise<number> {
+    return this.#unusedHeld(this.d.db, tokenId, now);
+  }
+
+  async #unusedHeld(q: Query, tokenId: string, now: string): Promise<number> {
+    const { t } = this.d;
+    const [row] = await q
       .select({ held: count() })
       .from(t.uploads)
       .where(and(eq(t.uploads.tokenId, tokenId), isNull(t.uploads.storedAt), gt(t.uploads.expiresAt, now)));
