@@ -19,7 +19,9 @@ const USAGE = `loopback — the relay between coding agents and their person
   loopback token create --person NAME [--agent] [--space NAME]
                                           mint a token; it is printed alone on the last line
   loopback token list                     list tokens (never the tokens themselves)
-  loopback token revoke TOKEN_ID          revoke a token by the id \`token list\` shows`;
+  loopback token revoke TOKEN_ID          revoke a token by the id \`token list\` shows (its push devices go too)
+  loopback device list                    list the devices pushed to (never their endpoints)
+  loopback device remove DEVICE_ID        stop pushing to a device by the id \`device list\` shows`;
 
 function mcpLines(config: Config, agentToken: string): string {
   const url = `${config.publicUrl}/mcp`;
@@ -142,6 +144,28 @@ async function tokenCommand(verb: string | undefined, rest: string[], config: Co
   }
 }
 
+/** `device list` and `device remove`: the operator's view of whom the relay pushes to. */
+async function device(args: string[]): Promise<void> {
+  const [verb, id] = args;
+  const store = await openStore(configFromEnv());
+  try {
+    if (verb === "list") {
+      for (const d of await store.push.listDevices()) {
+        const pushed = d.lastPushAt ? `  pushed ${d.lastPushAt}` : "";
+        console.log(`${d.id}  ${d.space}/${d.person}  "${d.name}"  ${new URL(d.endpoint).host}  token ${d.tokenId ?? "-"}  created ${d.createdAt}${pushed}`);
+      }
+    } else if (verb === "remove") {
+      if (!id) fail("device remove needs a DEVICE_ID (see `device list`)");
+      if (!(await store.push.forgetDevice(id))) fail(`No device ${id}`);
+      console.log(`Removed ${id}`);
+    } else {
+      fail(USAGE);
+    }
+  } finally {
+    await store.close();
+  }
+}
+
 function fail(message: string): never {
   console.error(message);
   process.exit(2);
@@ -151,6 +175,7 @@ const [command, ...args] = process.argv.slice(2);
 try {
   if (command === "serve") await serve();
   else if (command === "token") await token(args);
+  else if (command === "device") await device(args);
   else fail(USAGE);
 } catch (e) {
   fail(e instanceof Error ? e.message : String(e));

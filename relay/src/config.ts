@@ -42,6 +42,11 @@ export interface Config {
   maxWaitingPerToken: number;
   /** Who runs the relay, for push services (VAPID `sub`): a `mailto:` or `https:` URL. */
   pushContact?: string;
+  /** `LOOPBACK_PUSH_HOSTS`: the only push-service hosts pushed to, wherever they resolve; empty: any host on the public internet. */
+  pushHosts: string[];
+  /** `LOOPBACK_PUSH_DNS`: DNS servers to resolve push endpoints with; empty: the system's resolver. */
+  pushDns: string[];
+  maxDevicesPerPerson: number;
 }
 
 export const DEFAULT_PORT = 8370;
@@ -59,6 +64,7 @@ export const DEFAULT_MAX_EVENT_TICKETS = 20; // per token, unused at once
 export const DEFAULT_MAX_UPLOAD_TICKETS = 50; // per token, unused at once
 export const DEFAULT_SWEEP_EVERY_S = 60;
 export const DEFAULT_REVOCATION_CHECK_S = 2;
+export const DEFAULT_MAX_DEVICES_PER_PERSON = 20;
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   const host = env.LOOPBACK_HOST || "127.0.0.1";
@@ -98,6 +104,9 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     maxSessionsPerToken: count("LOOPBACK_MAX_SESSIONS_PER_TOKEN", DEFAULT_MAX_SESSIONS_PER_TOKEN),
     maxWaitingPerToken: count("LOOPBACK_MAX_WAITING_PER_TOKEN", DEFAULT_MAX_WAITING_PER_TOKEN),
     pushContact: env.LOOPBACK_PUSH_CONTACT || undefined,
+    pushHosts: list(env.LOOPBACK_PUSH_HOSTS),
+    pushDns: list(env.LOOPBACK_PUSH_DNS),
+    maxDevicesPerPerson: count("LOOPBACK_MAX_DEVICES_PER_PERSON", DEFAULT_MAX_DEVICES_PER_PERSON),
     allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
   };

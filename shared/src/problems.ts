@@ -76,6 +76,8 @@ export const PROBLEMS = {
   "push.endpoint_invalid": { status: 422, message: "The endpoint must be an https URL of a push service." },
   "push.keys_invalid": { status: 422, message: "`keys.p256dh` must be a P-256 public key and `keys.auth` a 16-byte secret, each as base64url." },
   "push.time_zone_unknown": { status: 422, message: "`quietHours.timeZone` must be an IANA time zone, such as Europe/Berlin." },
+  "push.endpoint_refused": { status: 422, message: "The relay does not push to this endpoint: it must be a push service on the public internet, or one the relay's operator lists." },
+  "push.too_many_devices": { status: 429, message: "You have as many devices as the relay keeps for a person: remove one you no longer use." },
 
   internal: { status: 500, message: "Something went wrong on the relay; nothing was changed." },
 } as const satisfies Record<string, { status: number; message: string }>;

@@ -294,11 +294,17 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       const other = await fresh.another();
       const ada = await aPerson(fresh.store);
       const bob = await aPerson(fresh.store, "default", "Bob");
-      const device = (id: string, endpoint: string, second: number) => ({ id, spaceId: ada.spaceId, personId: ada.person.id, endpoint, p256dh: "key", auth: "auth", name: "Laptop", loudness: '{"quiet":false}', createdAt: at(second) });
-      await fresh.store.push.saveDevice(device("dev_1", "https://push.example/1", 1), true);
-      await fresh.store.push.saveDevice(device("dev_2", "https://push.example/2", 2), true);
+      const device = (id: string, endpoint: string, second: number) => ({ id, spaceId: ada.spaceId, personId: ada.person.id, endpoint, p256dh: "key", auth: "auth", name: "Laptop", loudness: '{"quiet":false}', createdAt: at(second), tokenId: null });
+      await fresh.store.push.saveDevice(device("dev_1", "https://push.example/1", 1), true, 2);
+      await fresh.store.push.saveDevice(device("dev_2", "https://push.example/2", 2), true, 2);
+      // A third device is past the cap of two; the same endpoint again is not a new device.
+      expect(await fresh.store.push.saveDevice(device("dev_3", "https://push.example/3", 2), true, 2)).toBe("too_many");
+      // Another person's subscription to a known endpoint is their own device, never a takeover of ada's.
+      const bobs = await other.push.saveDevice({ ...device("dev_bob", "https://push.example/1", 2), spaceId: bob.spaceId, personId: bob.person.id }, true, 2);
+      expect(bobs).toMatchObject({ id: "dev_bob", personId: bob.person.id });
+      expect(await other.push.forgetDevice("dev_bob")).toBe(true);
       // The same endpoint again: the same device, renamed, its loudness kept unless given.
-      const renewed = await other.push.saveDevice({ ...device("dev_new", "https://push.example/1", 3), name: "Work laptop", loudness: '{"quiet":true}' }, false);
+      const renewed = await other.push.saveDevice({ ...device("dev_new", "https://push.example/1", 3), name: "Work laptop", loudness: '{"quiet":true}' }, false, 2);
       expect(renewed).toMatchObject({ id: "dev_1", name: "Work laptop", loudness: '{"quiet":false}', createdAt: at(1) });
       expect((await other.push.devicesOf(ada.person.id)).map((d) => d.id)).toEqual(["dev_1", "dev_2"]);
       expect((await other.push.devicesInSpace(ada.spaceId)).map((d) => d.id).sort()).toEqual(["dev_1", "dev_2"]);
@@ -308,8 +314,23 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       expect(await other.push.removeDevice(ada.person.id, "dev_2")).toBe(true);
       await fresh.store.push.pushed("dev_1", at(9));
       expect((await other.push.devicesOf(ada.person.id))[0].lastPushAt).toBe(at(9));
-      await other.push.forgetDevice("dev_1");
+      expect((await other.push.listDevices()).map((d) => [d.id, d.person, d.endpoint])).toEqual([["dev_1", "Ada", "https://push.example/1"]]);
+      expect(await other.push.forgetDevice("dev_1")).toBe(true);
+      expect(await other.push.forgetDevice("dev_1")).toBe(false);
       expect(await fresh.store.push.devicesOf(ada.person.id)).toEqual([]);
+    });
+
+    test("revoking a token removes the devices it registered, in the same commit", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const phone = await aPerson(fresh.store);
+      const laptop = await aPerson(fresh.store);
+      const device = (id: string, caller: Caller) => ({ id, spaceId: caller.spaceId, personId: caller.person.id, endpoint: `https://push.example/${id}`, p256dh: "key", auth: "auth", name: id, loudness: "{}", createdAt: at(1), tokenId: caller.tokenId });
+      await fresh.store.push.saveDevice(device("dev_phone", phone), true, 20);
+      await fresh.store.push.saveDevice(device("dev_laptop", laptop), true, 20);
+      expect(await other.tokens.revoke(phone.tokenId, at(2))).toBe(true);
+      expect((await fresh.store.push.devicesInSpace(phone.spaceId)).map((d) => d.id)).toEqual(["dev_laptop"]);
+      expect((await fresh.store.push.devicesOf(phone.person.id)).map((d) => d.id)).toEqual(["dev_laptop"]);
     });
 
     test("each turn of an ask is claimed for a push once, whichever replica sees it first", async () => {

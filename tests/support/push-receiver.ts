@@ -61,6 +61,11 @@ export class PushReceiver {
     return receiver;
   }
 
+  /** Its `host:port`, for a relay's `LOOPBACK_PUSH_HOSTS`: it lives on loopback, which a relay pushes to only when told. */
+  get host(): string {
+    return `127.0.0.1:${this.server.port}`;
+  }
+
   /** A new subscription, as `PushSubscription.toJSON()` gives it. */
   subscribe(): { id: string; endpoint: string; keys: { p256dh: string; auth: string } } {
     const id = randomBytes(8).toString("hex");

@@ -9,6 +9,7 @@ import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { DeviceRow, PushRecords } from "../storage/store.ts";
 import { knownTimeZone } from "./loudness.ts";
+import type { PushDestinations } from "./push-destinations.ts";
 
 export type { DeviceRow };
 
@@ -37,6 +38,8 @@ export class PushDevices {
   constructor(
     private records: PushRecords,
     private clock: Clock,
+    private destinations: PushDestinations,
+    private maxPerPerson: number,
   ) {}
 
   async list(caller: Caller): Promise<PushDevice[]> {
@@ -59,6 +62,7 @@ export class PushDevices {
     const auth = bytesOf(input.keys.auth);
     if (p256dh?.length !== 65 || p256dh[0] !== 4 || auth?.length !== 16) throw problem("push.keys_invalid");
     const loudness = JSON.stringify(checkLoudness(input.loudness ?? {}));
+    await this.destinations.check(url);
     const row = await this.records.saveDevice(
       {
         id: newId("dev"),
@@ -70,9 +74,12 @@ export class PushDevices {
         p256dh: input.keys.p256dh,
         auth: input.keys.auth,
         name: input.name,
+        tokenId: caller.tokenId,
       },
       Boolean(input.loudness),
+      this.maxPerPerson,
     );
+    if (row === "too_many") throw problem("push.too_many_devices");
     return shown(row);
   }
 
@@ -95,8 +102,8 @@ export class PushDevices {
   }
 
   /** The push service said the subscription is gone (404/410): it will never deliver again. */
-  forget(id: string): Promise<void> {
-    return this.records.forgetDevice(id);
+  async forget(id: string): Promise<void> {
+    await this.records.forgetDevice(id);
   }
 
   pushed(id: string): Promise<void> {

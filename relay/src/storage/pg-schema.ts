@@ -141,7 +141,8 @@ export const pushDevices = pgTable(
     id: text("id").primaryKey(),
     spaceId: text("space_id").notNull().references(() => spaces.id),
     personId: text("person_id").notNull().references(() => people.id),
-    endpoint: text("endpoint").notNull().unique(),
+    endpoint: text("endpoint").notNull(),
+    tokenId: text("token_id").references(() => tokens.id),
     p256dh: text("p256dh").notNull(),
     auth: text("auth").notNull(),
     name: text("name").notNull(),
@@ -149,7 +150,7 @@ export const pushDevices = pgTable(
     createdAt: text("created_at").notNull(),
     lastPushAt: text("last_push_at"),
   },
-  (t) => [index("push_devices_person").on(t.personId)],
+  (t) => [index("push_devices_person").on(t.personId), uniqueIndex("push_devices_person_endpoint").on(t.personId, t.endpoint), index("push_devices_token").on(t.tokenId)],
 );
 
 export const pushNotices = pgTable(

@@ -171,7 +171,9 @@ export const pushDevices = sqliteTable(
     spaceId: text("space_id").notNull().references(() => spaces.id),
     personId: text("person_id").notNull().references(() => people.id),
     /** The push service's URL for the subscription; whoever holds it can push to the device. */
-    endpoint: text("endpoint").notNull().unique(),
+    endpoint: text("endpoint").notNull(),
+    /** The token that registered it (null for devices older than that rule): revoking the token removes it. */
+    tokenId: text("token_id").references(() => tokens.id),
     p256dh: text("p256dh").notNull(),
     auth: text("auth").notNull(),
     name: text("name").notNull(),
@@ -180,7 +182,8 @@ export const pushDevices = sqliteTable(
     createdAt: text("created_at").notNull(),
     lastPushAt: text("last_push_at"),
   },
-  (t) => [index("push_devices_person").on(t.personId)],
+  // By person and endpoint: an endpoint another person registered is another device, never theirs.
+  (t) => [index("push_devices_person").on(t.personId), uniqueIndex("push_devices_person_endpoint").on(t.personId, t.endpoint), index("push_devices_token").on(t.tokenId)],
 );
 
 /** Each turn of an ask the person was pushed about, so it is pushed once, whichever relay saw it. */

@@ -150,6 +150,16 @@ export interface FailureCountRecords {
 }
 
 export type DeviceRow = typeof pushDevices.$inferSelect;
+export interface DeviceListing {
+  id: string;
+  space: string;
+  person: string;
+  name: string;
+  endpoint: string;
+  tokenId: string | null;
+  createdAt: string;
+  lastPushAt: string | null;
+}
 
 export interface PushRecords {
   /** The relay's VAPID key pair: `made` is stored when there is none, and every replica gets the one stored. */
@@ -157,16 +167,19 @@ export interface PushRecords {
   /** A person's devices, oldest first. */
   devicesOf(personId: string): Promise<DeviceRow[]>;
   /**
-   * Adds a device, or renews the one with its endpoint (a browser subscribing again is the same
-   * device), keeping its stored loudness unless `renewLoudness`.
+   * Adds a device, or renews the person's one with its endpoint (a browser subscribing again is the same
+   * device), keeping its stored loudness unless `renewLoudness`. A new device past `maxPerPerson` is
+   * not added: "too_many".
    */
-  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean): Promise<DeviceRow>;
+  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean, maxPerPerson: number): Promise<DeviceRow | "too_many">;
   setLoudness(personId: string, id: string, loudness: string): Promise<DeviceRow | undefined>;
   /** Removes a person's device; false when they have no such device. */
   removeDevice(personId: string, id: string): Promise<boolean>;
   devicesInSpace(spaceId: string): Promise<DeviceRow[]>;
-  /** The push service said the subscription is gone. */
-  forgetDevice(id: string): Promise<void>;
+  /** Removes a device by its id alone (the push service said it is gone, or the operator removed it); false when there is none. */
+  forgetDevice(id: string): Promise<boolean>;
+  /** Every device, with whose it is, for the operator's CLI. */
+  listDevices(): Promise<DeviceListing[]>;
   pushed(id: string, at: string): Promise<void>;
   /** Claims the push about an ask's turn: true for one claimer, on whichever replica saw it first. */
   claimNotice(askId: string, turn: number, at: string): Promise<boolean>;
