@@ -182,6 +182,23 @@ describe("devices", () => {
     expect((await s.person.api("DELETE", `/push/devices/${d.id}`, { token: eve })).body.code).toBe("push.device_not_found");
   });
 
+  test("an endpoint known from another person's device, in another space, never takes that device over", async () => {
+    const { sub, device: d } = await device(undefined, "Ada's phone");
+    const eve = await s.relay.token("eve", { space: "elsewhere" });
+    const theirs = push.subscribe();
+    const taken = await s.person.api("POST", "/push/devices", { token: eve, body: { endpoint: sub.endpoint, keys: theirs.keys, name: "Eve's" } });
+    expect(taken.status).toBe(201);
+    expect(taken.body.id).not.toBe(d.id);
+    const adas = (await s.person.api("GET", "/push/devices")).body.items.find((i: { id: string }) => i.id === d.id);
+    expect(adas).toMatchObject({ id: d.id, name: "Ada's phone" });
+    // Still pushed with ada's own keys: the receiver decrypts with them, or refuses the push.
+    const before = push.for(sub.id).length;
+    const q = await question(s.person, s.agent);
+    await push.waitFor(sub.id, before + 1);
+    expect(push.refused).toEqual([]);
+    await s.person.reply(q.ask.id, { outcome: "dismissed" });
+  });
+
   test("the VAPID key is made once and kept across restarts", async () => {
     const before = (await s.person.api("GET", "/push/key")).body.publicKey;
     expect(Buffer.from(before, "base64url").length).toBe(65);
