@@ -47,6 +47,8 @@ export interface Config {
   /** `LOOPBACK_PUSH_DNS`: DNS servers to resolve push endpoints with; empty: the system's resolver. */
   pushDns: string[];
   maxDevicesPerPerson: number;
+  /** A connection that sends nothing for this long is closed, unless it carries an authenticated stream. */
+  idleTimeoutMs: number;
 }
 
 export const DEFAULT_PORT = 8370;
@@ -65,6 +67,7 @@ export const DEFAULT_MAX_UPLOAD_TICKETS = 50; // per token, unused at once
 export const DEFAULT_SWEEP_EVERY_S = 60;
 export const DEFAULT_REVOCATION_CHECK_S = 2;
 export const DEFAULT_MAX_DEVICES_PER_PERSON = 20;
+export const DEFAULT_IDLE_TIMEOUT_S = 30;
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   const host = env.LOOPBACK_HOST || "127.0.0.1";
@@ -107,9 +110,17 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     pushHosts: list(env.LOOPBACK_PUSH_HOSTS),
     pushDns: list(env.LOOPBACK_PUSH_DNS),
     maxDevicesPerPerson: count("LOOPBACK_MAX_DEVICES_PER_PERSON", DEFAULT_MAX_DEVICES_PER_PERSON),
+    idleTimeoutMs: idleTimeout(env.LOOPBACK_IDLE_TIMEOUT_S),
     allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
   };
+}
+
+/** Whole seconds from 1 to 255: the range Bun's server takes. */
+function idleTimeout(raw: string | undefined): number {
+  const n = raw === undefined || raw === "" ? DEFAULT_IDLE_TIMEOUT_S : Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 255) throw new Error(`LOOPBACK_IDLE_TIMEOUT_S must be a whole number of seconds from 1 to 255, not "${raw}"`);
+  return n * 1000;
 }
 
 const list = (raw: string | undefined) => (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
