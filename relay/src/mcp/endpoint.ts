@@ -21,6 +21,7 @@ import { callBlocking, createMcpServer, progress, toolContext, type McpServices 
 import { toolError, toolResult, type BlockingTool } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
 import { requestUrl } from "../http/request-url.ts";
+import { keptInitialize, MAX_INITIALIZE_BYTES } from "./kept-initialize.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -108,7 +109,11 @@ export class McpEndpoint {
       const init = messages.find((m) => isInitializeRequest(m));
       if (request.method !== "POST" || !init) return jsonRpcError(400, -32000, "Bad Request: no session; send initialize first.");
       if ((await this.relay.sessions.countForToken(caller.tokenHash)) >= this.relay.config.maxSessionsPerToken) throw problem("sessions.too_many");
-      const session = await this.open(caller, undefined, init.params);
+      // The SDK and the session's row hold only what rebuilding the session needs.
+      const kept = keptInitialize(init.params);
+      if (!kept) return jsonRpcError(400, -32602, `Invalid params: an initialize request may be at most ${MAX_INITIALIZE_BYTES / 1024} KiB.`);
+      init.params = kept as typeof init.params;
+      const session = await this.open(caller, undefined, kept);
       return await this.forward(session, request, body);
     } catch (e) {
       return problemResponse(e);
