@@ -1,8 +1,10 @@
 // An MCP session lives for days and is kept in the store: it keeps only what rebuilding it needs
 // (protocol version, capabilities, client), whatever a client pads its `initialize` with, and an
 // `initialize` far larger than any real client's is refused outright.
-import { afterAll, beforeAll, expect, test } from "bun:test";
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from "bun:test";
 import { scene, type Scene } from "./mcp-scene.ts";
+
+setDefaultTimeout(30_000);
 
 let s: Scene;
 beforeAll(async () => {
@@ -25,11 +27,11 @@ function post(body: unknown, session?: string): Promise<Response> {
   });
 }
 
-const initialize = (padding: string) => ({
+const initialize = (padding: string, title = "") => ({
   jsonrpc: "2.0",
   id: 0,
   method: "initialize",
-  params: { protocolVersion: PROTOCOL, capabilities: { roots: {}, experimental: { padding } }, clientInfo: { name: "padded", version: "1.0", title: padding } },
+  params: { protocolVersion: PROTOCOL, capabilities: { roots: {}, experimental: { padding: { padding } } }, clientInfo: { name: "padded", version: "1.0", title } },
 });
 
 const sessionCount = async () => Number((await s.relay.rows<{ n: number }>("select count(*) as n from mcp_sessions"))[0]!.n);
@@ -46,7 +48,7 @@ test("an initialize of nearly 1 MiB is refused with a JSON-RPC error and opens n
 });
 
 test("a padded initialize under the limit is kept without its padding, and the session is rebuilt from what was kept", async () => {
-  const res = await post(initialize("p".repeat(12 * 1024)));
+  const res = await post(initialize("p".repeat(6 * 1024), "t".repeat(6 * 1024)));
   expect(res.status).toBe(200);
   const session = res.headers.get("mcp-session-id")!;
   expect(await res.text()).toContain('"serverInfo"');
