@@ -49,6 +49,10 @@ export interface Config {
   maxDevicesPerPerson: number;
   /** A connection that sends nothing for this long is closed, unless it carries an authenticated stream. */
   idleTimeoutMs: number;
+  /** The most image bytes the uploads of one token may hold stored. */
+  uploadQuotaTokenBytes: number;
+  /** The most image bytes the uploads of one space may hold stored. */
+  uploadQuotaSpaceBytes: number;
 }
 
 export const DEFAULT_PORT = 8370;
@@ -68,6 +72,8 @@ export const DEFAULT_SWEEP_EVERY_S = 60;
 export const DEFAULT_REVOCATION_CHECK_S = 2;
 export const DEFAULT_MAX_DEVICES_PER_PERSON = 20;
 export const DEFAULT_IDLE_TIMEOUT_S = 30;
+export const DEFAULT_UPLOAD_QUOTA_TOKEN_MB = 200;
+export const DEFAULT_UPLOAD_QUOTA_SPACE_MB = 1_000;
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   const host = env.LOOPBACK_HOST || "127.0.0.1";
@@ -85,6 +91,12 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     const n = raw === undefined || raw === "" ? fallback : Number(raw);
     if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, not "${raw}"`);
     return n;
+  };
+  const mebibytes = (name: string, fallback: number) => {
+    const raw = env[name];
+    const n = raw === undefined || raw === "" ? fallback : Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of MiB, not "${raw}"`);
+    return Math.round(n * 1024 * 1024);
   };
   return {
     host,
@@ -111,6 +123,8 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     pushDns: list(env.LOOPBACK_PUSH_DNS),
     maxDevicesPerPerson: count("LOOPBACK_MAX_DEVICES_PER_PERSON", DEFAULT_MAX_DEVICES_PER_PERSON),
     idleTimeoutMs: idleTimeout(env.LOOPBACK_IDLE_TIMEOUT_S),
+    uploadQuotaTokenBytes: mebibytes("LOOPBACK_UPLOAD_QUOTA_TOKEN_MB", DEFAULT_UPLOAD_QUOTA_TOKEN_MB),
+    uploadQuotaSpaceBytes: mebibytes("LOOPBACK_UPLOAD_QUOTA_SPACE_MB", DEFAULT_UPLOAD_QUOTA_SPACE_MB),
     allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
   };

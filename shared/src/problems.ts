@@ -66,6 +66,7 @@ export const PROBLEMS = {
   "upload.expired": { status: 410, message: "This upload ticket expired: ask for a new one." },
   "upload.too_many": { status: 429, message: "This token holds as many unused upload tickets as it may: upload to the ones you have, or wait for them to expire." },
   "upload.too_large": { status: 413, message: "The image is larger than the ticket's maxBytes." },
+  "upload.over_quota": { status: 413, message: "Storing this image would pass the relay's quota of image bytes: asks that are answered keep theirs, so wait, or ask the relay's operator." },
   "upload.wrong_type": { status: 422, message: "The Content-Type is not the one the ticket was issued for." },
   "upload.not_image": { status: 422, message: "The bytes are not an image of the ticket's type." },
   "file.not_found": { status: 404, message: "There is no such file in your space." },

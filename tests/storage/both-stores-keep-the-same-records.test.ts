@@ -176,9 +176,10 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       const other = await fresh.another();
       const caller = await aPerson(fresh.store);
       await fresh.store.uploads.issue({ id: "upl_1", spaceId: caller.spaceId, tokenHash: "up_hash", tokenId: caller.tokenId, contentType: "image/png", maxBytes: 1024, expiresAt: at(30) });
-      expect(await other.uploads.ticket(caller.spaceId, "up_hash")).toEqual({ id: "upl_1", contentType: "image/png", maxBytes: 1024, expiresAt: at(30), storedAt: null, revokedAt: null });
+      expect(await other.uploads.ticket(caller.spaceId, "up_hash")).toEqual({ id: "upl_1", tokenId: caller.tokenId, contentType: "image/png", maxBytes: 1024, expiresAt: at(30), storedAt: null, revokedAt: null });
       const bytes = new Uint8Array(256).map((_, i) => i);
-      const spent = await Promise.all([fresh.store.uploads.store("upl_1", bytes, at(2)), other.uploads.store("upl_1", bytes.slice().reverse(), at(2))]);
+      const quota = { tokenId: caller.tokenId, spaceId: caller.spaceId, tokenBytes: 1e6, spaceBytes: 1e6 };
+      const spent = await Promise.all([fresh.store.uploads.store("upl_1", bytes, at(2), quota), other.uploads.store("upl_1", bytes.slice().reverse(), at(2), quota)]);
       expect(spent.sort()).toEqual([false, true]);
       const read = await other.uploads.read(caller.spaceId, "upl_1");
       expect(read?.contentType).toBe("image/png");
@@ -186,6 +187,24 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       expect(await fresh.store.uploads.read("spc_other", "upl_1")).toBeUndefined();
       expect(await other.uploads.storedAmong(caller.spaceId, ["upl_1", "upl_1", "upl_none"])).toEqual(["upl_1"]);
       expect(await other.uploads.storedAmong(caller.spaceId, [])).toEqual([]);
+    });
+
+    test("stored image bytes are held to the token's and the space's quota, and images no ask named are swept after their grace", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const caller = await aPerson(fresh.store);
+      const ticket = (id: string) => ({ id, spaceId: caller.spaceId, tokenHash: `hash_${id}`, tokenId: caller.tokenId, contentType: "image/png", maxBytes: 1024, expiresAt: at(30) });
+      for (const id of ["upl_1", "upl_2", "upl_3"]) await fresh.store.uploads.issue(ticket(id));
+      const quota = (tokenBytes: number, spaceBytes: number) => ({ tokenId: caller.tokenId, spaceId: caller.spaceId, tokenBytes, spaceBytes });
+      expect(await fresh.store.uploads.store("upl_1", new Uint8Array(100), at(1), quota(150, 1000))).toBe(true);
+      expect(await other.uploads.store("upl_2", new Uint8Array(100), at(2), quota(150, 1000))).toBe("token");
+      expect(await other.uploads.store("upl_2", new Uint8Array(100), at(2), quota(1000, 150))).toBe("space");
+      expect(await other.uploads.store("upl_2", new Uint8Array(50), at(2), quota(150, 150))).toBe(true);
+      expect(await other.uploads.store("upl_3", new Uint8Array(10), at(3), quota(1000, 1000))).toBe(true);
+      await other.uploads.referenced(caller.spaceId, ["upl_1"], at(4));
+      // Before 09:00:03: upl_2, stored at 09:00:02 and never named, goes; upl_3 is still in its grace.
+      expect(await fresh.store.uploads.sweepOrphans(at(3))).toBe(1);
+      expect(await other.uploads.storedAmong(caller.spaceId, ["upl_1", "upl_2", "upl_3"])).toEqual(["upl_1", "upl_3"]);
     });
 
     test("a token's unused tickets are counted on every replica, a revoked token's ticket says so, and expired ones are swept", async () => {
@@ -196,7 +215,7 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       await fresh.store.uploads.issue(ticket("upl_a", at(30)));
       await other.uploads.issue(ticket("upl_b", at(30)));
       await other.uploads.issue(ticket("upl_old", at(5)));
-      await fresh.store.uploads.store("upl_b", new Uint8Array([1]), at(3));
+      await fresh.store.uploads.store("upl_b", new Uint8Array([1]), at(3), { tokenId: caller.tokenId, spaceId: caller.spaceId, tokenBytes: 1e6, spaceBytes: 1e6 });
       // At 09:00:10: upl_a is unused and good, upl_b is used, upl_old has expired.
       expect(await other.uploads.unusedHeldBy(caller.tokenId, at(10))).toBe(1);
       expect(await fresh.store.uploads.sweepExpired(at(10))).toBe(1);

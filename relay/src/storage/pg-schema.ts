@@ -82,9 +82,14 @@ export const uploads = pgTable(
     expiresAt: text("expires_at").notNull(),
     storedAt: text("stored_at"),
     size: integer("size"),
+    referencedAt: text("referenced_at"),
     bytes: bytea("bytes"),
   },
-  (t) => [index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt), index("uploads_unused").on(t.storedAt, t.expiresAt)],
+  (t) => [
+    index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt),
+    index("uploads_unused").on(t.storedAt, t.expiresAt),
+    index("uploads_orphans").on(t.referencedAt, t.storedAt),
+  ],
 );
 
 export const tasks = pgTable("tasks", {

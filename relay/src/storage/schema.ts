@@ -93,9 +93,15 @@ export const uploads = sqliteTable(
     /** Set once the image is stored; the ticket works only while it is null. */
     storedAt: text("stored_at"),
     size: integer("size"),
+    /** Set once an ask names the image; one never named is deleted once its grace is over. */
+    referencedAt: text("referenced_at"),
     bytes: blob("bytes", { mode: "buffer" }),
   },
-  (t) => [index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt), index("uploads_unused").on(t.storedAt, t.expiresAt)],
+  (t) => [
+    index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt),
+    index("uploads_unused").on(t.storedAt, t.expiresAt),
+    index("uploads_orphans").on(t.referencedAt, t.storedAt),
+  ],
 );
 
 /** MCP tasks (spec 2025-11-25): a blocking tool call an agent follows by polling, across restarts. */

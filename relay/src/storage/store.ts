@@ -73,14 +73,29 @@ export interface TokenRecords {
 
 export type UploadRow = typeof uploads.$inferSelect;
 
+/** The most image bytes one token, and one space, may hold stored. */
+export interface UploadQuota {
+  tokenId: string | null;
+  spaceId: string;
+  tokenBytes: number;
+  spaceBytes: number;
+}
+
 export interface UploadRecords {
   issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">): Promise<void>;
   /** Unused tickets a token holds that are still good at `now` (ISO time): they are capped per token. */
   unusedHeldBy(tokenId: string, now: string): Promise<number>;
   /** The ticket behind an upload URL, with when its token was revoked, if it was. */
-  ticket(spaceId: string, tokenHash: string): Promise<(Pick<UploadRow, "id" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> & { revokedAt: string | null }) | undefined>;
-  /** Stores the image and spends the ticket in one statement; false when another upload spent it first. */
-  store(id: string, bytes: Uint8Array, at: string): Promise<boolean>;
+  ticket(spaceId: string, tokenHash: string): Promise<(Pick<UploadRow, "id" | "tokenId" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> & { revokedAt: string | null }) | undefined>;
+  /**
+   * Stores the image and spends the ticket in one statement; false when another upload spent it
+   * first, or the quota's name when the bytes its token or space hold would pass it.
+   */
+  store(id: string, bytes: Uint8Array, at: string, quota: UploadQuota): Promise<boolean | "token" | "space">;
+  /** Marks stored images of this space as named by an ask, so they are kept. */
+  referenced(spaceId: string, ids: string[], at: string): Promise<void>;
+  /** Deletes images stored before `before` (ISO time) that no ask ever named; returns how many. */
+  sweepOrphans(before: string): Promise<number>;
   read(spaceId: string, id: string): Promise<{ contentType: string; bytes: Uint8Array } | undefined>;
   /** The ids among `ids` that are stored images of this space. */
   storedAmong(spaceId: string, ids: string[]): Promise<string[]>;

@@ -1,0 +1,4 @@
+ALTER TABLE `uploads` ADD `referenced_at` text;--> statement-breakpoint
+CREATE INDEX `uploads_orphans` ON `uploads` (`referenced_at`,`stored_at`);--> statement-breakpoint
+-- Images stored before this rule may be named by asks already: they are kept as if named.
+UPDATE `uploads` SET `referenced_at` = `stored_at` WHERE `stored_at` IS NOT NULL;
