@@ -164,6 +164,9 @@ describe("devices", () => {
       [{ ...sub, endpoint: "not a url" }, 422, "push.endpoint_invalid"],
       [{ ...sub, keys: { ...sub.keys, p256dh: "AAAA" } }, 422, "push.keys_invalid"],
       [{ ...sub, keys: { ...sub.keys, auth: "c2hvcnQ" } }, 422, "push.keys_invalid"],
+      // 65 bytes in the uncompressed form, but no point on the curve.
+      [{ ...sub, keys: { ...sub.keys, p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString("base64url") } }, 422, "push.keys_invalid"],
+      [{ ...sub, expirationTime: "tomorrow" }, 422, "body.invalid"],
       [{ ...sub, name: "" }, 422, "body.invalid"],
     ] as const;
     for (const [body, status, code] of cases) {
@@ -173,6 +176,14 @@ describe("devices", () => {
     }
     const agent = await s.person.api("POST", "/push/devices", { token: s.agentToken, body: { endpoint: sub.endpoint, keys: sub.keys, name: "x" } });
     expect([agent.status, agent.body.code]).toEqual([401, "auth.person_required"]);
+  });
+
+  test("a subscription as PushSubscription.toJSON() gives it, expirationTime included, is taken", async () => {
+    for (const expirationTime of [null, Date.now() + 86_400_000]) {
+      const sub = push.subscribe();
+      const res = await s.person.api("POST", "/push/devices", { body: { endpoint: sub.endpoint, expirationTime, keys: sub.keys, name: "Firefox" } });
+      expect(res.status).toBe(201);
+    }
   });
 
   test("another person cannot see or remove a device", async () => {
