@@ -22,7 +22,7 @@ export const PROBLEMS = {
   "method.not_allowed": { status: 405, message: "This address does not take that method." },
   "body.malformed": { status: 422, message: "The body is not valid JSON." },
   "body.invalid": { status: 422, message: "The body does not have the shape the contract gives it." },
-  "body.too_large": { status: 413, message: "The body is larger than 256 KiB." },
+  "body.too_large": { status: 413, message: "The body is larger than 256 KiB (a reply: 256 KiB besides its line comments, which the contract bounds)." },
   "query.invalid": { status: 422, message: "A query parameter is out of range or malformed." },
   "input.invalid": { status: 422, message: "The input does not have the shape the tool takes." },
   "tool.unknown": { status: 404, message: "There is no such tool." },
