@@ -53,7 +53,9 @@ export class PushSender {
     if (!(await this.devices.claim(ask.id, ask.thread.length))) return;
     const now = new Date();
     const payload = JSON.stringify(noticeFor(ask, reason, this.config.publicUrl));
-    await Promise.all(devices.filter((d) => wantsPush(JSON.parse(d.loudness), ask.project, now)).map((d) => this.#push(d, ask.id, payload)));
+    // One device refused or unreachable does not keep the others from their push.
+    const pushing = devices.filter((d) => wantsPush(JSON.parse(d.loudness), ask.project, now)).map((d) => this.#push(d, ask.id, payload).catch((e) => console.warn(`push: could not send to device ${d.id}:`, String(e))));
+    await Promise.all(pushing);
   }
 
   async #push(device: DeviceRow, askId: string, payload: string): Promise<void> {
