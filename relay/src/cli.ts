@@ -11,6 +11,7 @@ import { configFromEnv, type Config } from "./config.ts";
 import { DEFAULT_SPACE, Gate } from "./auth/gate.ts";
 import { Clock } from "./clock.ts";
 import { openStore } from "./storage/open-store.ts";
+import type { Store } from "./storage/store.ts";
 import { startServer, type Running } from "./server.ts";
 import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
 import { buildStamp } from "./build-stamp.ts";
@@ -64,10 +65,22 @@ const COMMANDS: Record<string, Command> = {
   },
   "token revoke": {
     args: "TOKEN_ID",
-    summary: "revoke a token by the id `token list` shows",
+    summary: "revoke a token by the id `token list` shows (its push devices go too)",
     flags: STORE_FLAGS,
     positionals: 1,
     run: (values, [tokenId]) => withGate(values, (gate) => tokenRevoke(gate, tokenId)),
+  },
+  "device list": {
+    summary: "list the devices pushed to (never their endpoints)",
+    flags: STORE_FLAGS,
+    run: (values) => withStore(values, deviceList),
+  },
+  "device remove": {
+    args: "DEVICE_ID",
+    summary: "stop pushing to a device by the id `device list` shows",
+    flags: STORE_FLAGS,
+    positionals: 1,
+    run: (values, [id]) => withStore(values, (store) => deviceRemove(store, id!)),
   },
   backup: {
     args: "FILE",
@@ -255,6 +268,28 @@ async function tokenList(gate: Gate): Promise<void> {
 async function tokenRevoke(gate: Gate, tokenId: string): Promise<void> {
   if (!(await gate.revoke(tokenId))) fail(`No active token ${tokenId}`);
   console.log(`Revoked ${tokenId}`);
+}
+
+/** `device list` and `device remove`: the operator's view of whom the relay pushes to. */
+async function withStore(values: Values, run: (store: Store) => Promise<void>): Promise<void> {
+  const store = await openStore(configFrom(values));
+  try {
+    await run(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function deviceList(store: Store): Promise<void> {
+  for (const d of await store.push.listDevices()) {
+    const pushed = d.lastPushAt ? `  pushed ${d.lastPushAt}` : "";
+    console.log(`${d.id}  ${d.space}/${d.person}  "${d.name}"  ${new URL(d.endpoint).host}  token ${d.tokenId ?? "-"}  created ${d.createdAt}${pushed}`);
+  }
+}
+
+async function deviceRemove(store: Store, id: string): Promise<void> {
+  if (!(await store.push.forgetDevice(id))) fail(`No device ${id}`);
+  console.log(`Removed ${id}`);
 }
 
 function fail(message: string): never {

@@ -58,6 +58,17 @@ export interface Config {
   metricsToken?: string;
   /** Closed asks and their images are deleted this many days after they closed; 0 keeps them. */
   retentionDays: number;
+  /** `LOOPBACK_PUSH_HOSTS`: the only push-service hosts pushed to, wherever they resolve; empty: any host on the public internet. */
+  pushHosts: string[];
+  /** `LOOPBACK_PUSH_DNS`: DNS servers to resolve push endpoints with; empty: the system's resolver. */
+  pushDns: string[];
+  maxDevicesPerPerson: number;
+  /** A connection that sends nothing for this long is closed, unless it carries an authenticated stream. */
+  idleTimeoutMs: number;
+  /** The most image bytes the uploads of one token may hold stored. */
+  uploadQuotaTokenBytes: number;
+  /** The most image bytes the uploads of one space may hold stored. */
+  uploadQuotaSpaceBytes: number;
 }
 
 export const DEFAULT_PORT = 8370;
@@ -79,6 +90,10 @@ export const DEFAULT_MAX_EVENT_TICKETS = 20; // per token, unused at once
 export const DEFAULT_MAX_UPLOAD_TICKETS = 50; // per token, unused at once
 export const DEFAULT_SWEEP_EVERY_S = 60;
 export const DEFAULT_REVOCATION_CHECK_S = 2;
+export const DEFAULT_MAX_DEVICES_PER_PERSON = 20;
+export const DEFAULT_IDLE_TIMEOUT_S = 30;
+export const DEFAULT_UPLOAD_QUOTA_TOKEN_MB = 200;
+export const DEFAULT_UPLOAD_QUOTA_SPACE_MB = 1_000;
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   const host = env.LOOPBACK_HOST || "127.0.0.1";
@@ -96,6 +111,12 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     const n = raw === undefined || raw === "" ? fallback : Number(raw);
     if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a whole number of at least 1, not "${raw}"`);
     return n;
+  };
+  const mebibytes = (name: string, fallback: number) => {
+    const raw = env[name];
+    const n = raw === undefined || raw === "" ? fallback : Number(raw);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of MiB, not "${raw}"`);
+    return Math.round(n * 1024 * 1024);
   };
   return {
     host,
@@ -121,6 +142,12 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     maxOpenAsksPerSpace: count("LOOPBACK_MAX_OPEN_ASKS_PER_SPACE", DEFAULT_MAX_OPEN_ASKS_PER_SPACE),
     maxSocketsPerToken: count("LOOPBACK_MAX_SOCKETS_PER_TOKEN", DEFAULT_MAX_SOCKETS_PER_TOKEN),
     pushContact: env.LOOPBACK_PUSH_CONTACT || undefined,
+    pushHosts: list(env.LOOPBACK_PUSH_HOSTS),
+    pushDns: list(env.LOOPBACK_PUSH_DNS),
+    maxDevicesPerPerson: count("LOOPBACK_MAX_DEVICES_PER_PERSON", DEFAULT_MAX_DEVICES_PER_PERSON),
+    idleTimeoutMs: idleTimeout(env.LOOPBACK_IDLE_TIMEOUT_S),
+    uploadQuotaTokenBytes: mebibytes("LOOPBACK_UPLOAD_QUOTA_TOKEN_MB", DEFAULT_UPLOAD_QUOTA_TOKEN_MB),
+    uploadQuotaSpaceBytes: mebibytes("LOOPBACK_UPLOAD_QUOTA_SPACE_MB", DEFAULT_UPLOAD_QUOTA_SPACE_MB),
     allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
     logLevel: oneOf("LOOPBACK_LOG_LEVEL", env.LOOPBACK_LOG_LEVEL, Object.keys(LOG_LEVELS) as LogLevelName[], "info"),
@@ -141,6 +168,13 @@ function oneOf<T extends string>(name: string, raw: string | undefined, allowed:
   if (value === "") return fallback;
   if (!(allowed as readonly string[]).includes(value)) throw new Error(`${name} must be one of ${allowed.join(", ")}, not "${raw}"`);
   return value as T;
+}
+
+/** Whole seconds from 1 to 255: the range Bun's server takes. */
+function idleTimeout(raw: string | undefined): number {
+  const n = raw === undefined || raw === "" ? DEFAULT_IDLE_TIMEOUT_S : Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 255) throw new Error(`LOOPBACK_IDLE_TIMEOUT_S must be a whole number of seconds from 1 to 255, not "${raw}"`);
+  return n * 1000;
 }
 
 const list = (raw: string | undefined) => (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);

@@ -14,6 +14,7 @@ import { AskEventBus } from "./asks/ask-event-bus.ts";
 import { TicketBook } from "./events/tickets.ts";
 import { PushDevices } from "./push/devices.ts";
 import { PushSender } from "./push/push-sender.ts";
+import { PushDestinations } from "./push/push-destinations.ts";
 import { vapidKeys, type VapidKeys } from "./push/vapid-keys.ts";
 import { openStore } from "./storage/open-store.ts";
 import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
@@ -116,8 +117,9 @@ export class Relay {
     this.#retention = setInterval(retain, RETENTION_EVERY_MS);
     this.#retention.unref?.();
     setImmediate(retain);
-    this.pushDevices = new PushDevices(store.push, this.clock);
-    this.push = new PushSender(config, this.pushDevices, pushKeys);
+    const destinations = new PushDestinations(config.pushHosts, config.pushDns);
+    this.pushDevices = new PushDevices(store.push, this.clock, destinations, config.maxDevicesPerPerson);
+    this.push = new PushSender(config, this.pushDevices, pushKeys, destinations);
     this.push.listen(this.bus);
   }
 

@@ -54,8 +54,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     server = Bun.serve<SocketData>({
       hostname: config.host,
       port: config.port,
-      // A wait for a person can last minutes: MCP streams and the socket must not be cut by an idle timer.
-      idleTimeout: 0,
+      // A connection that stalls (a body declared and never sent) is closed; an authenticated MCP stream
+      // is lifted out of it below, and the socket keeps its own pings.
+      idleTimeout: config.idleTimeoutMs / 1000,
       maxRequestBodySize: 64 * 1024 * 1024,
       websocket,
       fetch: accessLog(addressOf, resource.challenging(async (request, srv) => {
@@ -67,6 +68,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         if (url.pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
         // Every answer names the code behind it, MCP's and redirects included.
         const response = await route(request, url, address);
+        // A wait for a person can last minutes: only a stream MCP opened, so for a token it let in, is never idle-closed.
+        if (url.pathname === "/mcp" && response.ok && response.headers.get("content-type")?.startsWith("text/event-stream")) srv.timeout(request, 0);
         for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
         return response;
       })),

@@ -21,7 +21,7 @@ import {
   checkFollowUpAnswer,
   checkReply,
   checkOpen,
-  checkSize,
+  checkReplySize,
   openAsk,
 } from "@loopback/shared/ask-rules/index";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
@@ -200,7 +200,7 @@ export class AskService {
   async reply(caller: Caller, askId: string, raw: unknown): Promise<Ask> {
     if (caller.tokenKind !== "person") throw problem("auth.person_required");
     const reply = parseShape(schemas.Reply, raw, "body.invalid");
-    assertOk(checkSize(reply));
+    assertOk(checkReplySize(reply));
     const stored = await this.load(caller, askId);
     assertOk(checkReply(stored.ask, reply));
     return this.commit(caller, stored, applyReply(stored.ask, reply, caller.person, this.clock.now()));

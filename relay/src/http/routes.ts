@@ -4,7 +4,7 @@
 // 0.249 ms p50 after a pause) and left the rest of the server outside it.
 import * as v from "valibot";
 import { problem } from "@loopback/shared/problems";
-import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
+import { MAX_BODY_BYTES, MAX_REPLY_BYTES } from "@loopback/shared/ask-rules/index";
 import type { Relay } from "../relay.ts";
 import { assertPerson } from "../auth/who-sees-an-ask.ts";
 import { readCappedBody } from "./read-capped-body.ts";
@@ -22,8 +22,8 @@ const Before = v.pipe(
   v.transform((d) => d.toISOString()),
 );
 
-async function readJson(request: Request): Promise<unknown> {
-  const bytes = await readCappedBody(request, MAX_BODY_BYTES, "body.too_large");
+async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const bytes = await readCappedBody(request, maxBytes, "body.too_large");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -100,7 +100,8 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
     route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await person(request), params.id), clientRevision(request))),
     route("POST", "/asks/:id/reply", async ({ request, params }) => {
       const c = await caller(request);
-      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request)), clientRevision(request));
+      // A reply's line comments may take more than 256 KiB: as many as the contract allows.
+      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request, MAX_REPLY_BYTES)), clientRevision(request));
     }),
     route("GET", "/push/key", async ({ request }) => {
       await caller(request);

@@ -23,6 +23,7 @@ import { toolError, toolResult, type BlockingTool } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
 import { requestUrl } from "../http/request-url.ts";
 import { log } from "../logging/log.ts";
+import { keptInitialize, MAX_INITIALIZE_BYTES } from "./kept-initialize.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -109,12 +110,16 @@ export class McpEndpoint {
       const messages = Array.isArray(body) ? body : [body];
       const init = messages.find((m) => isInitializeRequest(m));
       if (request.method !== "POST" || !init) return jsonRpcError(400, -32000, "Bad Request: no session; send initialize first.");
+      // The SDK and the session's row hold only what rebuilding the session needs.
+      const kept = keptInitialize(init.params);
+      if (!kept) return jsonRpcError(400, -32602, `Invalid params: an initialize request may be at most ${MAX_INITIALIZE_BYTES / 1024} KiB.`);
+      init.params = kept as typeof init.params;
       // Stored before `initialize` is answered (the client's next request may reach another replica),
       // and counted in the same step, so concurrent initializes on any replica cannot pass the cap.
       const at = this.relay.clock.now();
-      const row: SessionRow = { id: crypto.randomUUID(), tokenHash: caller.tokenHash, initialize: JSON.stringify(init.params), createdAt: at, lastSeenAt: at };
+      const row: SessionRow = { id: crypto.randomUUID(), tokenHash: caller.tokenHash, initialize: JSON.stringify(kept), createdAt: at, lastSeenAt: at };
       if (!(await this.relay.sessions.insert(row, this.relay.config.maxSessionsPerToken))) throw problem("sessions.too_many");
-      const session = await this.open(caller, row, init.params, false);
+      const session = await this.open(caller, row, kept, false);
       const response = await this.forward(session, request, body);
       // An `initialize` the SDK refused made no session: its row goes too.
       if (!session.id) await this.relay.sessions.delete(row.id);

@@ -13,6 +13,7 @@ import type { Config } from "../config.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import { McpTaskStore, TASK_POLL_INTERVAL_MS } from "./task-store.ts";
+import { assertTaskTtl } from "./task-ttl.ts";
 import { listing, toolError, toolResult, type BlockingTool, type ToolContext } from "./tool.ts";
 import { TOOLS, TOOLS_BY_NAME } from "./tools/index.ts";
 
@@ -47,6 +48,7 @@ export function createMcpServer(services: McpServices, caller: Caller): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<any> => {
     const tool = TOOLS_BY_NAME.get(request.params.name as any);
     const asTask = request.params.task;
+    if (asTask) assertTaskTtl(asTask);
     if (!tool) {
       // An isError result, as the SDK's McpServer gives, so the model reads which tools there are.
       const refused = unknownTool(request.params.name);

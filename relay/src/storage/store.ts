@@ -90,15 +90,30 @@ export interface TokenRecords {
 
 export type UploadRow = typeof uploads.$inferSelect;
 
+/** The most image bytes one token, and one space, may hold stored. */
+export interface UploadQuota {
+  tokenId: string | null;
+  spaceId: string;
+  tokenBytes: number;
+  spaceBytes: number;
+}
+
 export interface UploadRecords {
   /** Issues a ticket; with `cap`, only while its token holds fewer unused ones (false: refused). */
   issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">, cap?: HeldCap): Promise<boolean>;
   /** Unused tickets a token holds that are still good at `now` (ISO time): they are capped per token. */
   unusedHeldBy(tokenId: string, now: string): Promise<number>;
   /** The ticket behind an upload URL, with when its token was revoked, if it was. */
-  ticket(spaceId: string, tokenHash: string): Promise<(Pick<UploadRow, "id" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> & { revokedAt: string | null }) | undefined>;
-  /** Stores the image and spends the ticket in one statement; false when another upload spent it first. */
-  store(id: string, bytes: Uint8Array, at: string): Promise<boolean>;
+  ticket(spaceId: string, tokenHash: string): Promise<(Pick<UploadRow, "id" | "tokenId" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> & { revokedAt: string | null }) | undefined>;
+  /**
+   * Stores the image and spends the ticket in one statement; false when another upload spent it
+   * first, or the quota's name when the bytes its token or space hold would pass it.
+   */
+  store(id: string, bytes: Uint8Array, at: string, quota: UploadQuota): Promise<boolean | "token" | "space">;
+  /** Marks stored images of this space as named by an ask, so they are kept. */
+  referenced(spaceId: string, ids: string[], at: string): Promise<void>;
+  /** Deletes images stored before `before` (ISO time) that no ask ever named; returns how many. */
+  sweepOrphans(before: string): Promise<number>;
   read(spaceId: string, id: string): Promise<{ contentType: string; bytes: Uint8Array } | undefined>;
   /** The ids among `ids` that are stored images of this space. */
   storedAmong(spaceId: string, ids: string[]): Promise<string[]>;
@@ -171,6 +186,16 @@ export interface FailureCountRecords {
 }
 
 export type DeviceRow = typeof pushDevices.$inferSelect;
+export interface DeviceListing {
+  id: string;
+  space: string;
+  person: string;
+  name: string;
+  endpoint: string;
+  tokenId: string | null;
+  createdAt: string;
+  lastPushAt: string | null;
+}
 
 export interface PushRecords {
   /** The relay's VAPID key pair: `made` is stored when there is none, and every replica gets the one stored. */
@@ -178,16 +203,19 @@ export interface PushRecords {
   /** A person's devices, oldest first. */
   devicesOf(personId: string): Promise<DeviceRow[]>;
   /**
-   * Adds a device, or renews the one with its endpoint (a browser subscribing again is the same
-   * device), keeping its stored loudness unless `renewLoudness`.
+   * Adds a device, or renews the person's one with its endpoint (a browser subscribing again is the same
+   * device), keeping its stored loudness unless `renewLoudness`. A new device past `maxPerPerson` is
+   * not added: "too_many".
    */
-  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean): Promise<DeviceRow>;
+  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean, maxPerPerson: number): Promise<DeviceRow | "too_many">;
   setLoudness(personId: string, id: string, loudness: string): Promise<DeviceRow | undefined>;
   /** Removes a person's device; false when they have no such device. */
   removeDevice(personId: string, id: string): Promise<boolean>;
   devicesInSpace(spaceId: string): Promise<DeviceRow[]>;
-  /** The push service said the subscription is gone. */
-  forgetDevice(id: string): Promise<void>;
+  /** Removes a device by its id alone (the push service said it is gone, or the operator removed it); false when there is none. */
+  forgetDevice(id: string): Promise<boolean>;
+  /** Every device, with whose it is, for the operator's CLI. */
+  listDevices(): Promise<DeviceListing[]>;
   pushed(id: string, at: string): Promise<void>;
   /** Claims the push about an ask's turn: true for one claimer, on whichever replica saw it first. */
   claimNotice(askId: string, turn: number, at: string): Promise<boolean>;

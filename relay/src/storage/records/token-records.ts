@@ -72,7 +72,11 @@ export class SqlTokenRecords implements TokenRecords {
         .set({ revokedAt: at })
         .where(and(eq(t.tokens.id, tokenId), isNull(t.tokens.revokedAt)))
         .returning({ id: t.tokens.id });
-      if (revoked.length) await this.d.announceRevocation(q, tokenId);
+      // The devices it registered go with it, in the same commit: a revoked phone is pushed nothing more.
+      if (revoked.length) {
+        await q.delete(t.pushDevices).where(eq(t.pushDevices.tokenId, tokenId));
+        await this.d.announceRevocation(q, tokenId);
+      }
       return revoked.length > 0;
     });
   }
