@@ -11,7 +11,8 @@ import { events } from "../support/sse-events.ts";
 let s: Scene;
 beforeAll(async () => {
   // A short `retry`: the client comes back half a second after its stream ends.
-  s = await scene({ LOOPBACK_STREAM_RETRY_S: "0.5" });
+  // Every test's asks stay open on one token: 200 of them in one test alone, past the default cap.
+  s = await scene({ LOOPBACK_STREAM_RETRY_S: "0.5", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "1000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "1000" });
 });
 afterAll(() => s.dispose());
 

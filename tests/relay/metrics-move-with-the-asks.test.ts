@@ -14,7 +14,7 @@ beforeAll(async () => {
   push = await PushReceiver.start(async () => (await s.person.api("GET", "/push/key")).body.publicKey);
   s = await scene({
     client: { name: "claude-code", version: "2.1.0" },
-    env: { LOOPBACK_METRICS_TOKEN: METRICS_TOKEN, NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUBLIC_URL: "https://loopback.example.test" },
+    env: { LOOPBACK_METRICS_TOKEN: METRICS_TOKEN, NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUSH_HOSTS: push.host, LOOPBACK_PUBLIC_URL: "https://loopback.example.test" },
   });
 });
 afterAll(async () => {

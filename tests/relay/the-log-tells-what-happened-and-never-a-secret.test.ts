@@ -15,7 +15,7 @@ let s: Scene;
 let push: PushReceiver;
 beforeAll(async () => {
   push = await PushReceiver.start(async () => (await s.person.api("GET", "/push/key")).body.publicKey);
-  s = await scene({ env: { LOOPBACK_LOG_FORMAT: "json", LOOPBACK_LOG_LEVEL: "debug", NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUBLIC_URL: "https://loopback.example.test" } });
+  s = await scene({ env: { LOOPBACK_LOG_FORMAT: "json", LOOPBACK_LOG_LEVEL: "debug", NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUSH_HOSTS: push.host, LOOPBACK_PUBLIC_URL: "https://loopback.example.test" } });
 });
 afterAll(async () => {
   await s?.dispose();
