@@ -104,3 +104,19 @@ test("handed over, a call without a durable record is answered `pending`, saying
   expect(structured(await result).pending.message).toContain(`The relay is restarting`);
   expect(structured(await result).askId).toBe(askId);
 });
+
+test("cancelled, a call ends without a result and its durable record ends with it: there is nothing to resume", async () => {
+  const calls = new BlockingCalls(services());
+  const input = question();
+  const durable = { id: `cal_test${++n}`, sessionId: "session-1", requestId: "r-1" };
+  const call = calls.open(agent, durable);
+  const result = call.start(ctx(), askQuestion, input);
+  const askId = await followedAsk(input.project);
+  expect(await calls.record(durable.id)).toBeDefined();
+  call.cancel();
+  await expect(result).rejects.toThrow("cancelled");
+  await call.ended;
+  expect(relay.waiting.isFollowed(askId)).toBe(false);
+  for (let i = 0; i < 100 && (await calls.record(durable.id)); i++) await new Promise((r) => setImmediate(r));
+  expect(await calls.record(durable.id)).toBeUndefined();
+});

@@ -61,6 +61,7 @@ export async function begin(services: Pick<BlockingCallServices, "waiting">, ctx
 
 export class BlockingCall {
   readonly #stop = new AbortController();
+  #cancelled = false;
   #settled!: () => void;
   /** Settles once the call has ended, however it did. */
   readonly ended = new Promise<void>((resolve) => (this.#settled = resolve));
@@ -96,6 +97,8 @@ export class BlockingCall {
     try {
       // A new ask was stored with it; an ask that was already there gets it now.
       if (this.durable && !begun.recorded) await this.services.calls.insert(this.#recordOf(tool.name)(begun.askId, begun.from));
+      // Cancelled while its ask was opened: the record written with it ends too.
+      if (this.#cancelled) await this.#forget();
       return await this.#follow(begun.askId, { from: begun.from, opened: begun.opened, release: begun.release, room }, onProgress);
     } finally {
       room?.();
@@ -113,9 +116,15 @@ export class BlockingCall {
     }
   }
 
-  /** The client cancelled it: nobody will read a result. */
+  /**
+   * The client cancelled it (the person pressed Esc, its tool timeout ran out): nobody will read a
+   * result, and its durable record ends, so a resume of its stream is refused and the reply stays
+   * for whoever follows the ask next.
+   */
   cancel(): void {
+    this.#cancelled = true;
     this.#stop.abort(new Error("cancelled"));
+    void this.#forget().catch((e) => console.warn("could not end a cancelled call's record", e));
   }
 
   /** Its connection dropped: a client that resumes comes back for it. */
@@ -167,6 +176,10 @@ export class BlockingCall {
     });
   }
 
+  async #forget(): Promise<void> {
+    if (this.durable) await this.services.calls.deleteForRequest(this.durable.sessionId, JSON.stringify(this.durable.requestId));
+  }
+
   #end(): void {
     this.#settled();
   }
@@ -184,6 +197,15 @@ export class BlockingCalls {
     this.#live.add(call);
     void call.ended.then(() => this.#live.delete(call));
     return call;
+  }
+
+  /**
+   * A client's `notifications/cancelled`: the call ends here if it runs here, and its record ends
+   * wherever it was written (the call may have been carried by a process that has since stopped).
+   */
+  async cancel(sessionId: string, requestId: RequestId, live?: BlockingCall): Promise<void> {
+    live?.cancel();
+    await this.services.calls.deleteForRequest(sessionId, JSON.stringify(requestId));
   }
 
   /** The durable record a resume names. */

@@ -89,7 +89,7 @@ export class McpEndpoint {
     session.active++;
     this.#sessions.seen(session);
     // A cancellation of a call on the relay's own stream: the SDK does not know that call.
-    for (const requestId of cancelledIds(body)) session.calls.get(JSON.stringify(requestId))?.cancel();
+    for (const requestId of cancelledIds(body)) await this.#calls.cancel(session.id, requestId, session.calls.get(JSON.stringify(requestId)));
     const ids = requestIds(body);
     // The connection carrying these calls is gone: cancel them as if the client had, so their asks
     // stop showing `waiting` and nothing is handed to a reader who left.
