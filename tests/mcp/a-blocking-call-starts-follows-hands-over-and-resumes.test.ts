@@ -1,7 +1,8 @@
 // The blocking call, in-process on a real store (no relay spawned): it opens its ask and returns the
 // person's reply; it returns `pending` when its budget runs out (on a clock the test advances); handed
 // over by a stopping relay it ends without a result and its durable record lets another call resume
-// it from the same turn; a call without a record is answered `pending` instead.
+// it from the same turn; a call whose client does not resume is answered `pending` instead; cancelled,
+// its record ends.
 import { afterEach, beforeEach, expect, jest, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -79,10 +80,10 @@ test("a call whose budget runs out returns `pending`, having told its client it 
   expect(waited.length).toBeLessThanOrEqual(5);
 });
 
-test("handed over, a call with a durable record ends without a result; its resume returns the reply given meanwhile, from the same turn", async () => {
+test("handed over, a call whose client resumes ends without a result; its resume returns the reply given meanwhile, from the same turn", async () => {
   const calls = new BlockingCalls(services());
   const input = question();
-  const durable = { id: `cal_test${++n}`, sessionId: "session-1", requestId: 7, progressToken: "p" };
+  const durable = { id: `cal_test${++n}`, sessionId: "session-1", requestId: 7, progressToken: "p", resumes: true };
   const first = calls.open(agent, durable).start(ctx(), askQuestion, input);
   const askId = await followedAsk(input.project);
   await calls.handOverAll(1_000);
@@ -95,10 +96,10 @@ test("handed over, a call with a durable record ends without a result; its resum
   expect(structured(await next.open(agent, durable).resume(record))).toEqual({ askId, reply: { outcome: "answered", selected: ["SQLite"] } });
 });
 
-test("handed over, a call without a durable record is answered `pending`, saying the relay restarts", async () => {
+test("handed over, a call whose client does not resume is answered `pending`, saying the relay restarts", async () => {
   const calls = new BlockingCalls(services());
   const input = question();
-  const result = calls.open(agent).start(ctx(), askQuestion, input);
+  const result = calls.open(agent, { id: `cal_test${++n}`, sessionId: "session-1", requestId: 1, resumes: false }).start(ctx(), askQuestion, input);
   const askId = await followedAsk(input.project);
   await calls.handOverAll(1_000);
   expect(structured(await result).pending.message).toContain(`The relay is restarting`);
@@ -108,7 +109,7 @@ test("handed over, a call without a durable record is answered `pending`, saying
 test("cancelled, a call ends without a result and its durable record ends with it: there is nothing to resume", async () => {
   const calls = new BlockingCalls(services());
   const input = question();
-  const durable = { id: `cal_test${++n}`, sessionId: "session-1", requestId: "r-1" };
+  const durable = { id: `cal_test${++n}`, sessionId: "session-1", requestId: "r-1", resumes: true };
   const call = calls.open(agent, durable);
   const result = call.start(ctx(), askQuestion, input);
   const askId = await followedAsk(input.project);

@@ -27,6 +27,8 @@ export interface Durable {
   sessionId: string;
   requestId: RequestId;
   progressToken?: string | number;
+  /** Its client resumes the call's stream when it ends without a result (so a stopping relay hands it over). */
+  resumes: boolean;
 }
 
 /** How a call tells its client it still waits. */
@@ -133,11 +135,11 @@ export class BlockingCall {
   }
 
   /**
-   * The relay stops: a call with a durable record ends without a result, and its client follows it
+   * The relay stops: a call whose client resumes ends without a result, and its client follows it
    * on the next process; any other is answered `pending` by the waiting core's release.
    */
   handOver(): void {
-    if (this.durable) this.#stop.abort(new Error("handed over"));
+    if (this.durable?.resumes) this.#stop.abort(new Error("handed over"));
   }
 
   /** Its token was revoked: it ends without a result. */

@@ -18,13 +18,12 @@ import { callStream, openedAtOnce } from "./call-stream.ts";
 import { blockingCallOf, cancelledIds, jsonRpcError, requestIds, type BlockingCallRequest } from "./json-rpc.ts";
 import { createMcpServer, progress, toolContext, type McpServices } from "./session.ts";
 import { Sessions, type Session } from "./sessions.ts";
+import { RESUMABLE_PROTOCOL, resumesStreams } from "./clients.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
 /** How long a stopping relay waits for its calls' last words to be written. */
 const RELEASE_MS = 2_000;
-/** The first protocol version whose clients read an event without data (a priming event). */
-const RESUMABLE_PROTOCOL = "2025-11-25";
 
 export interface McpEndpointDeps extends McpServices {
   revocations: RevocationWatch;
@@ -110,12 +109,11 @@ export class McpEndpoint {
     }
   }
 
-  /** A blocking call on the relay's own stream; a client that resumes streams gets a durable record of it. */
+  /** A blocking call on the relay's own stream, with the durable record a resume follows it by. */
   private carry(session: Session, caller: Caller, request: Request, sent: BlockingCallRequest): Response {
     this.#sessions.seen(session);
-    const resumes = (request.headers.get("mcp-protocol-version") ?? "") >= RESUMABLE_PROTOCOL;
-    const durable = resumes ? { id: newId("cal"), sessionId: session.id, requestId: sent.id, progressToken: sent.progressToken } : undefined;
-    const call = this.#calls.open(caller, durable);
+    const resumes = resumesStreams(protocolOf(request), session.server.getClientVersion()?.name);
+    const call = this.#calls.open(caller, { id: newId("cal"), sessionId: session.id, requestId: sent.id, progressToken: sent.progressToken, resumes });
     const ctx = toolContext(this.relay, caller, session.server);
     return this.stream(session, request, call, sent.id, (onProgress) => call.start(ctx, sent.tool, sent.args, onProgress), sent.progressToken);
   }
@@ -132,7 +130,8 @@ export class McpEndpoint {
     if (m[2] === "done") return new Response(null, { status: 204, headers: { "mcp-session-id": session.id } });
     const requestId = JSON.parse(record.requestId) as RequestId;
     const progressToken = record.progressToken === null ? undefined : (JSON.parse(record.progressToken) as string | number);
-    const call = this.#calls.open(caller, { id: record.id, sessionId: session.id, requestId, progressToken });
+    // A client that resumes once resumes again.
+    const call = this.#calls.open(caller, { id: record.id, sessionId: session.id, requestId, progressToken, resumes: true });
     return this.stream(session, request, call, requestId, (onProgress) => call.resume(record, onProgress), progressToken);
   }
 
@@ -147,6 +146,7 @@ export class McpEndpoint {
     return callStream({
       requestId,
       callId: call.durable?.id,
+      readsPriming: protocolOf(request) >= RESUMABLE_PROTOCOL,
       retryMs: this.relay.config.streamRetryMs,
       headers: { "mcp-session-id": session.id },
       // Stopped (cancelled, dropped, handed over): nobody reads a result, or the client resumes.
@@ -177,3 +177,6 @@ export class McpEndpoint {
     await this.#sessions.close();
   }
 }
+
+/** The protocol version a request says it speaks (the SDK refuses any it does not support). */
+const protocolOf = (request: Request) => request.headers.get("mcp-protocol-version") ?? "";
