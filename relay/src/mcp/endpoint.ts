@@ -101,6 +101,10 @@ export class McpEndpoint {
       // Gone while its body was read: the listener came too late to hear it.
       if (request.signal.aborted) dropped();
       const opened = openedAtOnce(response);
+      if (opened.streaming) {
+        session.streams++;
+        void opened.written.finally(() => session.streams--);
+      }
       if (request.method === "POST") this.#track(opened.written);
       return opened.response;
     } finally {
