@@ -17,6 +17,13 @@ export async function turnAfter(script: ModelTurn[], answered: number, results: 
   return { tool: turn.tool, args: typeof turn.args === "function" ? turn.args(results.all) : turn.args };
 }
 
+/** The newest result of a tool whose name ends with `tool`. */
+export function lastResultOf(seen: ObservedResult[], tool: string): ObservedResult {
+  const found = seen.findLast((r) => r.tool.endsWith(tool));
+  if (!found) throw new Error(`no result of ${tool} yet; saw ${JSON.stringify(seen)}`);
+  return found;
+}
+
 /** The ask id in a tool result's text, however the agent wrapped or escaped it. */
 export function askIdIn(text: string): string {
   const id = /ask_[a-z0-9]+/.exec(text)?.[0];
