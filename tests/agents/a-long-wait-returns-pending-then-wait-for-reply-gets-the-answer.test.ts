@@ -7,7 +7,7 @@ let s: AgentScene;
 beforeAll(async () => {
   // A two-second budget, so the calls see it run out.
   s = await agentScene({ LOOPBACK_WAIT_BUDGET_S: "2" });
-});
+}, 30_000);
 afterAll(() => s.dispose());
 
 for (const client of CLIENTS) {

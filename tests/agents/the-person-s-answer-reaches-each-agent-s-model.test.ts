@@ -6,7 +6,7 @@ import { agentScene, askIdIn, askOpened, carries, CLIENTS, question, type AgentS
 let s: AgentScene;
 beforeAll(async () => {
   s = await agentScene();
-});
+}, 30_000);
 afterAll(() => s.dispose());
 
 for (const client of CLIENTS) {
