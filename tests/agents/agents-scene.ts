@@ -82,11 +82,19 @@ export function question(project = newProject()) {
 
 /**
  * The open ask of `project`, once the agent's call opened it. Agents take seconds to start on a
- * busy machine; the agent's output is in the error when it never gets there.
+ * busy machine; the agent's output is in the error when it never gets there or ends first.
  */
 export async function askOpened(person: Person, project: string, run: AgentRun, timeoutMs = 60_000): Promise<Ask> {
   try {
-    return await until(async () => (await person.snapshot()).open.find((a) => a.project === project), `an ask of ${project} is open`, timeoutMs);
+    return await until(
+      async () => {
+        const ask = (await person.snapshot()).open.find((a) => a.project === project);
+        if (!ask && run.proc.exitCode !== null) throw new Error(`the agent ended (${run.proc.exitCode}) without opening an ask of ${project}`);
+        return ask;
+      },
+      `an ask of ${project} is open`,
+      timeoutMs,
+    );
   } catch (e) {
     throw new Error(`${(e as Error).message}\nthe agent printed:\n${run.output().slice(-4000)}`, { cause: e });
   }
