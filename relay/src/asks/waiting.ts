@@ -1,13 +1,13 @@
-// Waiting for the person: which calls and task leases follow which ask, handing each reply over once,
-// and the durable records that let a cut-off call be resumed by any relay process. The ask service
-// owns the turns; this class owns everything about who waits for them.
+// Waiting for the person: which calls and task leases follow which ask, handing each reply over once.
+// The ask service owns the turns; this class owns who waits for them (the MCP side owns its calls'
+// and tasks' records).
 import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
-import type { AskRecords, CallRecords, TaskRecords, VersionedAsk } from "../storage/store.ts";
+import type { AskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
 
 export interface FollowOptions {
@@ -50,8 +50,6 @@ export class Waiting {
     private store: AskRecords,
     private bus: AskEventBus,
     private clock: Clock,
-    readonly calls: CallRecords,
-    readonly tasks: TaskRecords,
     private limits: WaitingLimits,
   ) {
     this.followers = new Followers((askId, following) => this.#elsewhere?.mine(askId, following));

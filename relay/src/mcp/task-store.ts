@@ -7,7 +7,7 @@ import type { Waiting } from "../asks/waiting.ts";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
-import type { TaskRow } from "../storage/store.ts";
+import type { TaskRecords, TaskRow } from "../storage/store.ts";
 import { toolError, toolResult } from "./tool.ts";
 
 export const TASK_POLL_INTERVAL_MS = 500;
@@ -26,6 +26,7 @@ interface TaskRequest {
 export class McpTaskStore implements TaskStore {
   constructor(
     private waiting: Waiting,
+    private tasks: TaskRecords,
     private clock: Clock,
     private caller: Caller,
   ) {}
@@ -50,7 +51,7 @@ export class McpTaskStore implements TaskStore {
       createdAt: at,
       updatedAt: at,
     };
-    await this.waiting.tasks.insert(row);
+    await this.tasks.insert(row);
     if (askId && !failed) await this.advance(row, opened);
     return toTask(row);
   }
@@ -82,8 +83,8 @@ export class McpTaskStore implements TaskStore {
   }
 
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    await this.waiting.tasks.sweep(Date.now());
-    const rows = await this.waiting.tasks.list(this.caller.spaceId, PAGE, cursor);
+    await this.tasks.sweep(Date.now());
+    const rows = await this.tasks.list(this.caller.spaceId, PAGE, cursor);
     const page = rows.slice(0, PAGE);
     return { tasks: page.map(toTask), ...(rows.length > PAGE ? { nextCursor: page.at(-1)!.id } : {}) };
   }
@@ -103,11 +104,11 @@ export class McpTaskStore implements TaskStore {
   }
 
   private row(taskId: string): Promise<TaskRow | undefined> {
-    return this.waiting.tasks.get(this.caller.spaceId, taskId, Date.now());
+    return this.tasks.get(this.caller.spaceId, taskId, Date.now());
   }
 
   private async update(taskId: string, set: Partial<TaskRow>): Promise<TaskRow> {
-    const updated = await this.waiting.tasks.update(this.caller.spaceId, taskId, { ...set, updatedAt: this.clock.now() });
+    const updated = await this.tasks.update(this.caller.spaceId, taskId, { ...set, updatedAt: this.clock.now() });
     if (!updated) throw new Error(`Task ${taskId} not found`);
     return updated;
   }

@@ -111,6 +111,8 @@ export interface CallRecords {
   /** Forgets calls begun before `before`; returns how many. */
   deleteBefore(before: string): Promise<number>;
   deleteForSessions(sessionIds: string[]): Promise<void>;
+  /** Ends the record of a session's call by its JSON-RPC request id (as JSON): the client cancelled it. */
+  deleteForRequest(sessionId: string, requestId: string): Promise<void>;
 }
 
 export type TaskRow = typeof tasks.$inferSelect;
