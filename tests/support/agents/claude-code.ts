@@ -1,7 +1,7 @@
 // The real Claude Code, headless (`claude -p`), connected to the relay with the README's
 // `claude mcp add` line and driven by a scripted Messages API.
 import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { anthropicModel } from "./anthropic-model.ts";
 import { agentHome, BIN, configure, runAgent, type AgentRun } from "./agent-process.ts";
 import type { ModelTurn } from "./model-script.ts";
@@ -14,6 +14,8 @@ export interface ClaudeCodeOptions {
   /** Extra environment, such as `MCP_TOOL_TIMEOUT`. */
   env?: Record<string, string>;
   args?: string[];
+  /** Claude Code's user settings (`settings.json`), such as hooks. */
+  settings?: Record<string, unknown>;
 }
 
 /** Claude Code's name for a tool of the MCP server `loopback`. */
@@ -26,7 +28,8 @@ export const claudeTool = (tool: string) => `mcp__loopback__${tool}`;
 export function claudeScript(script: ModelTurn[]): ModelTurn[] {
   const loaded = new Set<string>();
   return script.flatMap((turn): ModelTurn[] => {
-    if ("text" in turn) return [turn];
+    // Claude Code's own tools (`Bash`, `ToolSearch`) are capitalised and need no search.
+    if ("text" in turn || /^[A-Z]/.test(turn.tool)) return [turn];
     const name = claudeTool(turn.tool);
     if (loaded.has(name)) return [{ ...turn, tool: name }];
     loaded.add(name);
@@ -51,6 +54,10 @@ export function claudeCode(opts: ClaudeCodeOptions): AgentRun {
     DISABLE_AUTOUPDATER: "1",
     ...opts.env,
   };
+  if (opts.settings) {
+    mkdirSync(env.CLAUDE_CONFIG_DIR, { recursive: true });
+    writeFileSync(join(env.CLAUDE_CONFIG_DIR, "settings.json"), JSON.stringify(opts.settings));
+  }
   const claude = join(BIN, "claude");
   configure([claude, "mcp", "add", "-s", "user", "--transport", "http", "loopback", `${opts.relayUrl}/mcp`, "--header", `Authorization: Bearer ${opts.token}`], env, project);
   const cmd = [claude, "-p", "Ask the person which database the cache should use.", "--output-format", "stream-json", "--verbose", "--allowedTools", "mcp__loopback", ...(opts.args ?? [])];
