@@ -29,7 +29,7 @@ export interface Client {
 export const CLAUDE_CODE: Client = {
   name: "Claude Code",
   clientInfo: "claude-code",
-  launch: async (relay, token, opts) => claudeCode({ relayUrl: relay.url, token, ...opts }),
+  launch: (relay, token, opts) => claudeCode({ relayUrl: relay.url, token, ...opts }),
 };
 export const CODEX: Client = {
   name: "Codex",
@@ -39,7 +39,7 @@ export const CODEX: Client = {
 export const GEMINI_CLI: Client = {
   name: "Gemini CLI",
   clientInfo: "gemini-cli-mcp-client",
-  launch: async (relay, token, opts) => geminiCli({ relayUrl: relay.url, token, ...opts }),
+  launch: (relay, token, opts) => geminiCli({ relayUrl: relay.url, token, ...opts }),
 };
 export const CLIENTS = [CLAUDE_CODE, CODEX, GEMINI_CLI];
 

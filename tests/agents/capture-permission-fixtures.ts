@@ -38,7 +38,7 @@ async function viaHook() {
   const dir = mkdtempSync(join(tmpdir(), "loopback-hook-"));
   const input = join(dir, "permission-request.json");
   const decision = JSON.stringify({ hookSpecificOutput: { hookEventName: "PermissionRequest", decision: ALLOW } });
-  const run = claudeCode({
+  const run = await claudeCode({
     relayUrl: "http://127.0.0.1:9",
     token: "unused",
     script: SCRIPT,
@@ -57,7 +57,7 @@ async function viaHook() {
 
 async function viaPromptTool() {
   const approvals = approvalServer();
-  const run = claudeCode({ relayUrl: approvals.url.replace(/\/$/, ""), token: "unused", script: SCRIPT, args: ["--permission-prompt-tool", "mcp__loopback__approve"] });
+  const run = await claudeCode({ relayUrl: approvals.url.replace(/\/$/, ""), token: "unused", script: SCRIPT, args: ["--permission-prompt-tool", "mcp__loopback__approve"] });
   await Promise.race([run.exited, Bun.sleep(60_000)]);
   const out = run.output();
   await run.kill();

@@ -12,9 +12,9 @@ import { PROBE_CALLS, probeMcpServer } from "../support/agents/probe-mcp-server.
 const SCRIPT: ModelTurn[] = [...PROBE_CALLS.map(() => ({ tool: "probe", args: {} })), { text: "Probed." }];
 const LAUNCHERS: Record<string, (relayUrl: string) => Promise<AgentRun>> = {
   // A call it never resumes ends at its tool timeout.
-  "Claude Code": async (relayUrl) => claudeCode({ relayUrl, token: "probe", script: SCRIPT, env: { MCP_TOOL_TIMEOUT: "5000" } }),
+  "Claude Code": (relayUrl) => claudeCode({ relayUrl, token: "probe", script: SCRIPT, env: { MCP_TOOL_TIMEOUT: "5000" } }),
   Codex: (relayUrl) => codex({ relayUrl, token: "probe", script: SCRIPT }),
-  "Gemini CLI": async (relayUrl) => geminiCli({ relayUrl, token: "probe", script: SCRIPT }),
+  "Gemini CLI": (relayUrl) => geminiCli({ relayUrl, token: "probe", script: SCRIPT }),
 };
 
 async function probe(name: string, launch: (relayUrl: string) => Promise<AgentRun>) {

@@ -20,9 +20,9 @@ const ROUNDS = flag > 0 ? Number(process.argv[flag + 1]) : 10;
 
 type Launch = (relayUrl: string, token: string, script: ModelTurn[]) => Promise<AgentRun>;
 const CLIENTS: [string, Launch][] = [
-  ["Claude Code", async (relayUrl, token, script) => claudeCode({ relayUrl, token, script })],
+  ["Claude Code", (relayUrl, token, script) => claudeCode({ relayUrl, token, script })],
   ["Codex", (relayUrl, token, script) => codex({ relayUrl, token, script })],
-  ["Gemini CLI", async (relayUrl, token, script) => geminiCli({ relayUrl, token, script })],
+  ["Gemini CLI", (relayUrl, token, script) => geminiCli({ relayUrl, token, script })],
 ];
 
 /** One agent asking a question per round: each question after the first waits for the round that releases it. */

@@ -29,12 +29,15 @@ export function agentHome(prefix: string): { home: string; env: Record<string, s
   return { home, env: { HOME: home, PATH: process.env.PATH ?? "/usr/bin:/bin", LANG: "C.UTF-8", TERM: "dumb", NO_COLOR: "1", TMPDIR: tmpdir() } };
 }
 
-/** Runs a configuration command of the agent (`claude mcp add …`) and fails loudly when it does. */
-export function configure(cmd: string[], env: Record<string, string>, cwd: string): string {
-  const r = Bun.spawnSync(cmd, { env, cwd, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
-  const out = r.stdout.toString() + r.stderr.toString();
-  if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed (${r.exitCode}):\n${out}`);
-  return out;
+/**
+ * Runs a configuration command of the agent (`claude mcp add …`) and fails loudly when it does. Never
+ * synchronously: the model servers of agents running beside it answer from this process's event loop.
+ */
+export async function configure(cmd: string[], env: Record<string, string>, cwd: string): Promise<string> {
+  const proc = Bun.spawn(cmd, { env, cwd, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (code !== 0) throw new Error(`${cmd.join(" ")} failed (${code}):\n${stdout}${stderr}`);
+  return stdout + stderr;
 }
 
 /** Starts the agent's run and ties its lifetime to the handle. */

@@ -38,7 +38,7 @@ export function claudeScript(script: ModelTurn[]): ModelTurn[] {
   });
 }
 
-export function claudeCode(opts: ClaudeCodeOptions): AgentRun {
+export async function claudeCode(opts: ClaudeCodeOptions): Promise<AgentRun> {
   const model = anthropicModel(claudeScript(opts.script));
   const { home, env: base } = agentHome("claude");
   const project = join(home, "project");
@@ -59,7 +59,7 @@ export function claudeCode(opts: ClaudeCodeOptions): AgentRun {
     writeFileSync(join(env.CLAUDE_CONFIG_DIR, "settings.json"), JSON.stringify(opts.settings));
   }
   const claude = join(BIN, "claude");
-  configure([claude, "mcp", "add", "-s", "user", "--transport", "http", "loopback", `${opts.relayUrl}/mcp`, "--header", `Authorization: Bearer ${opts.token}`], env, project);
+  await configure([claude, "mcp", "add", "-s", "user", "--transport", "http", "loopback", `${opts.relayUrl}/mcp`, "--header", `Authorization: Bearer ${opts.token}`], env, project);
   const cmd = [claude, "-p", "Ask the person which database the cache should use.", "--output-format", "stream-json", "--verbose", "--allowedTools", "mcp__loopback", ...(opts.args ?? [])];
   return runAgent(cmd, { env, cwd: project, home, model });
 }

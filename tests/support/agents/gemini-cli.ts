@@ -17,7 +17,7 @@ export interface GeminiOptions {
 /** Gemini CLI's name for a tool of the MCP server `loopback`. */
 export const geminiTool = (tool: string) => `mcp_loopback_${tool}`;
 
-export function geminiCli(opts: GeminiOptions): AgentRun {
+export async function geminiCli(opts: GeminiOptions): Promise<AgentRun> {
   const model = geminiModel(opts.script.map((t) => ("text" in t ? t : { ...t, tool: geminiTool(t.tool) })));
   const { home, env: base } = agentHome("gemini");
   const project = join(home, "project");
@@ -34,7 +34,7 @@ export function geminiCli(opts: GeminiOptions): AgentRun {
   // One process: the CLI otherwise relaunches itself with a larger heap, and a kill would orphan the child.
   const env = { ...base, GEMINI_CLI_NO_RELAUNCH: "true", GOOGLE_GEMINI_BASE_URL: model.url, GEMINI_API_KEY: "dummy", LOOPBACK_TOKEN: opts.token, ...opts.env };
   const gemini = join(BIN, "gemini");
-  configure([gemini, "mcp", "add", "--scope", "user", "--transport", "http", "loopback", `${opts.relayUrl}/mcp`, "--header", "Authorization: Bearer ${LOOPBACK_TOKEN}"], env, project);
+  await configure([gemini, "mcp", "add", "--scope", "user", "--transport", "http", "loopback", `${opts.relayUrl}/mcp`, "--header", "Authorization: Bearer ${LOOPBACK_TOKEN}"], env, project);
   // `--skip-trust`: in an untrusted folder every MCP server is disabled.
   const cmd = [gemini, "-p", "Ask the person which database the cache should use.", "--yolo", "--skip-trust", "--output-format", "stream-json"];
   return runAgent(cmd, { env, cwd: project, home, model });

@@ -27,6 +27,8 @@ export const PROBE_CALLS = [
   { priming: "id and empty data", then: "clean end" },
   { priming: "id only", then: "dropped connection" },
   { priming: "id and empty data", then: "dropped connection" },
+  { priming: "id and {} in an event of its own type", then: "clean end" },
+  { priming: "id and {} in an event of its own type", then: "dropped connection" },
 ] as const;
 
 const PRIMING = {
@@ -34,6 +36,8 @@ const PRIMING = {
   "id only": (id: string) => `id: ${id}\nretry: 500\n\n`,
   /** The form the MCP 2025-11-25 revision gives: an `id:` and an empty `data:`. */
   "id and empty data": (id: string) => `id: ${id}\nretry: 500\ndata: \n\n`,
+  /** An event a client reads as no message (not of type `message`) whose data is not empty. */
+  "id and {} in an event of its own type": (id: string) => `event: opening\nid: ${id}\nretry: 500\ndata: {}\n\n`,
 };
 
 /**
