@@ -61,6 +61,7 @@ const STEPS: Step[] = [
   { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults"], counts: bunCounts },
   { name: "replicas: several relays on one PostgreSQL behind HAProxy", cmd: ["bun", "test", "tests/replicas"], counts: bunCounts },
   { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
+  { name: "agents: the real Claude Code, Codex and Gemini CLI", cmd: ["bun", "test", "tests/agents"], counts: bunCounts },
   { name: "relay on PostgreSQL: the relay suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/relay")], env: POSTGRES, counts: bunCounts },
   { name: "mcp on PostgreSQL: the MCP suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/mcp")], env: POSTGRES, counts: bunCounts },
   { name: "faults on PostgreSQL: the fault suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/faults")], env: POSTGRES, counts: bunCounts },
