@@ -15,6 +15,7 @@ import { Person } from "../support/person.ts";
 import { freePort, freshDatabase, TEST_STORE } from "../support/relay-process.ts";
 import { newProject, questionInput, toolReply, until } from "./mcp-scene.ts";
 import { CLIENTS, type ClientKind } from "./raw-client.ts";
+import { runningPid } from "../../relay/src/planned-restart.ts";
 
 const CLI = join(import.meta.dir, "../../relay/src/cli.ts");
 const PER_CLIENT = Number(process.env.PLANNED_RESTART_CALLS ?? 30);
@@ -71,10 +72,11 @@ beforeAll(async () => {
   person = new Person(url, cli(["token", "create", "--person", "ada"]).split("\n").at(-1)!);
   agentToken = cli(["token", "create", "--person", "ada", "--agent"]).split("\n").at(-1)!;
   await serve();
-});
+}, 60_000);
 
 afterAll(() => {
-  for (const pid of [servingPid()]) if (alive(pid)) process.kill(pid, "SIGKILL");
+  const pid = runningPid(dataDir);
+  if (pid) process.kill(pid, "SIGKILL");
   rmSync(dataDir, { recursive: true, force: true });
 });
 
