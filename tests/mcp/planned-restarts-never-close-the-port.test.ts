@@ -3,7 +3,8 @@
 // SDK clients posing as Claude Code, Codex and Gemini CLI by what they send — resumes its call and
 // returns the answer, without one refused connection or a new `initialize`. A crash (`kill -9`)
 // with the relay back within 2 s costs the same clients nothing either, except the refused
-// connections of the outage. PLANNED_RESTART_CALLS sets the calls per client (default 30).
+// connections of the outage. PLANNED_RESTART_CALLS sets the calls per client (default 30: each client
+// holds two requests open, and `bun test`'s own fetch sends at most 256 at a time, see many-agents.ts).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
