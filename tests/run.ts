@@ -70,6 +70,7 @@ const STEPS: Step[] = [
   { name: "faults-pg: PostgreSQL restarted, killed and cut off under two relays", cmd: ["bun", "test", "tests/faults-pg"], counts: bunCounts },
   { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
   { name: "hostile on PostgreSQL: caps, agent tokens, revocation (fuzzing stays on SQLite)", cmd: ["bun", "test", ...onPostgres("tests/hostile").filter((f) => !f.endsWith("/fuzz.test.ts"))], env: POSTGRES, counts: bunCounts },
+  { name: "agents: the real Claude Code, Codex and Gemini CLI", cmd: ["bun", "test", "tests/agents"], counts: bunCounts },
   { name: "relay on PostgreSQL: the relay suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/relay")], env: POSTGRES, counts: bunCounts },
   { name: "mcp on PostgreSQL: the MCP suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/mcp")], env: POSTGRES, counts: bunCounts },
   { name: "faults on PostgreSQL: the fault suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/faults")], env: POSTGRES, counts: bunCounts },

@@ -19,6 +19,7 @@ import { SHIPPED, VERSION, cliCommand, serveCommand } from "./shipped.ts";
 import { backup } from "./cli/backup.ts";
 import { restore } from "./cli/restore.ts";
 import { prune } from "./cli/prune.ts";
+import { leaving, predecessorLetGo, restartOnSignal, runningPid, serving } from "./planned-restart.ts";
 
 type Flags = Record<string, { type: "string" | "boolean"; short?: string; value?: string; help: string }>;
 type Values = Record<string, string | boolean | undefined>;
@@ -47,6 +48,11 @@ const COMMANDS: Record<string, Command> = {
       ...STORE_FLAGS,
     },
     run: (values) => serve(configFrom(values)),
+  },
+  restart: {
+    summary: "restart the running relay without closing its port (it gets SIGHUP): for upgrades and new settings",
+    flags: STORE_FLAGS,
+    run: (values) => restart(configFrom(values)),
   },
   "token create": {
     summary: "mint a token; it is printed alone on the last line",
@@ -141,7 +147,7 @@ const PUBLIC_URL_FILE = "public-url";
 function mcpLines(publicUrl: string, agentToken: string): string {
   const url = `${publicUrl}/mcp`;
   return [
-    `  Claude Code:  claude mcp add --transport http loopback ${url} --header "Authorization: Bearer ${agentToken}"`,
+    `  Claude Code:  claude mcp add -s user --transport http loopback ${url} --header "Authorization: Bearer ${agentToken}"`,
     `  Codex:        export LOOPBACK_TOKEN=${agentToken}`,
     `                and in ~/.codex/config.toml:`,
     `                  [mcp_servers.loopback]`,
@@ -159,10 +165,14 @@ function ensureWebInbox(): void {
 }
 
 async function serve(config: Config): Promise<void> {
+  const gate = predecessorLetGo();
+  // One relay per SQLite file (replicas share a PostgreSQL database, each with its own process).
+  const other = gate || config.databaseUrl ? undefined : runningPid(config.dataDir);
+  if (other) fail(`A relay (process ${other}) already serves ${config.dataDir}: stop it, or restart it with \`${cliCommand()} restart\`.`);
   ensureWebInbox();
   let running: Running;
   try {
-    running = await startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL) });
+    running = await startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL), gate });
   } catch (e) {
     if ((e as { code?: string }).code === "EADDRINUSE") {
       fail(`Port ${config.port} on ${config.host} is in use (another relay?). Stop what holds it, or choose another port: ${serveCommand()} --port ${config.port + 1} (or LOOPBACK_PORT=${config.port + 1})`);
@@ -194,9 +204,15 @@ async function serve(config: Config): Promise<void> {
       ].join("\n"),
     );
   }
+  serving(config.dataDir);
+  restartOnSignal(running, config.dataDir);
   // Once: a terminal's Ctrl+C can reach the relay twice (from it and from a launcher such as npx).
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= running.stop().then(() => process.exit(0)));
+  const stop = () =>
+    (stopping ??= running.stop().then(() => {
+      leaving(config.dataDir);
+      process.exit(0);
+    }));
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
 }
@@ -207,6 +223,14 @@ async function mintFirstTokens({ relay }: Running): Promise<{ person: string; ow
   const own = await relay.gate.createToken({ person, space: DEFAULT_SPACE });
   const agent = await relay.gate.createToken({ person, space: DEFAULT_SPACE, agent: true });
   return { person, own: own.token, agent: agent.token };
+}
+
+/** `loopback restart`: the running relay starts its next process and hands over to it (planned-restart.ts). */
+async function restart(config: Config): Promise<void> {
+  const pid = runningPid(config.dataDir);
+  if (!pid) fail(`No relay runs on ${config.dataDir}.`);
+  process.kill(pid, "SIGHUP");
+  console.log(`Asked relay ${pid} to restart; it hands over to its next process without closing the port.`);
 }
 
 function safeUserName(): string {

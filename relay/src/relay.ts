@@ -103,7 +103,7 @@ export class Relay {
     this.uploads = new UploadService(store.uploads, this.clock, config);
     // One relay on its file is the only writer of asks: they are kept in memory in front of it.
     const asks = store.kind === "sqlite" ? (this.#cached = new CachedAsks(store.asks)) : store.asks;
-    this.waiting = new Waiting(asks, this.bus, this.clock, store.calls, store.tasks, { maxPerToken: config.maxWaitingPerToken });
+    this.waiting = new Waiting(asks, this.bus, this.clock, { maxPerToken: config.maxWaitingPerToken });
     this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs, config);
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });

@@ -19,11 +19,15 @@ export interface Running {
   relay: Relay;
   server: Server<SocketData>;
   url: string;
+  /** Stops taking connections (a planned restart's next process takes them); open ones go on. */
+  stopListening(): void;
   stop(): Promise<void>;
 }
 
 export interface StartOptions {
   publicUrlFromEnv?: boolean;
+  /** Requests wait for this before they are served (a planned restart's old process letting go). */
+  gate?: Promise<void>;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
@@ -36,6 +40,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const headers = revisionHeaders(config.build);
   const inbox = webInbox(headers);
   const mcp = new McpEndpoint(relay);
+  let gate = opts.gate;
+  void gate?.then(() => (gate = undefined));
   const websocket = eventSocket(relay, () => server);
   const resource = new ProtectedResource(() => config.publicUrl);
   const metrics = new Metrics(relay, () => server.pendingWebSockets, config.metricsToken);
@@ -57,9 +63,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       // A connection that stalls (a body declared and never sent) is closed; an authenticated MCP stream
       // is lifted out of it below, and the socket keeps its own pings.
       idleTimeout: config.idleTimeoutMs / 1000,
+      // A planned restart's next process listens on the same port before this one stops (planned-restart.ts).
+      reusePort: true,
       maxRequestBodySize: 64 * 1024 * 1024,
       websocket,
       fetch: accessLog(addressOf, resource.challenging(async (request, srv) => {
+        if (gate) await gate;
         const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
         addresses.set(request, address);
         const url = requestUrl(request);
@@ -88,6 +97,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     relay,
     server,
     url,
+    stopListening() {
+      void server.stop(false);
+    },
     async stop() {
       await mcp.close();
       metrics.close();

@@ -13,7 +13,7 @@ export const PROBLEMS = {
   "ticket.too_many": { status: 429, message: "This token holds as many unused event tickets as it may: open the socket with one, or wait a minute for them to expire." },
   "origin.refused": { status: 403, message: "Requests from this origin or host are refused." },
   "metrics.refused": { status: 403, message: "Metrics are served to this machine's own addresses, or to a scraper sending LOOPBACK_METRICS_TOKEN as `Authorization: Bearer <token>`." },
-  "sessions.too_many": { status: 429, message: "This token has too many MCP sessions open: close some (DELETE /mcp) or wait until idle ones expire." },
+  "sessions.too_many": { status: 429, message: "This token has too many MCP sessions in use (each with a stream open or a call waiting): close some (DELETE /mcp)." },
   "calls.too_many": { status: 429, message: "This token has too many calls waiting on the person at once: wait for some to return." },
   "asks.too_many": { status: 429, message: "This token has as many open asks as it may: wait for the person to close some." },
   "asks.space_full": { status: 429, message: "This space has as many open asks as it may: wait for the person to close some." },

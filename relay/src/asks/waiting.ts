@@ -1,6 +1,6 @@
-// Waiting for the person: which calls and task leases follow which ask, handing each reply over once,
-// and the durable records that let a cut-off call be resumed by any relay process. The ask service
-// owns the turns; this class owns everything about who waits for them.
+// Waiting for the person: which calls and task leases follow which ask, handing each reply over once.
+// The ask service owns the turns; this class owns who waits for them (the MCP side owns its calls'
+// and tasks' records).
 import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";
@@ -8,7 +8,7 @@ import type { Caller } from "../auth/gate.ts";
 import { canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
-import type { AskRecords, CallRecords, TaskRecords, VersionedAsk } from "../storage/store.ts";
+import type { AskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
 import { isDatabaseAway } from "../storage/database-reach.ts";
 import { log } from "../logging/log.ts";
@@ -58,8 +58,6 @@ export class Waiting {
     private store: AskRecords,
     private bus: AskEventBus,
     private clock: Clock,
-    readonly calls: CallRecords,
-    readonly tasks: TaskRecords,
     private limits: WaitingLimits,
   ) {
     this.followers = new Followers((askId, following) => this.#elsewhere?.mine(askId, following));
@@ -204,14 +202,14 @@ export class Waiting {
 
   /**
    * Opens a task-augmented call's task (`open`) if its token has room: its tasks still waiting on an
-   * open ask (on every replica) count with its calls waiting here, so tasks do not slip past the
+   * open ask (on every replica, as `working` counts them) count with its calls waiting here, so tasks do not slip past the
    * limit that holds calls. A token's tasks open one after another on this relay, so each counts
    * those opened before it.
    */
-  asTask<T>(caller: Caller, open: () => Promise<T>): Promise<T> {
+  asTask<T>(caller: Caller, working: () => Promise<number>, open: () => Promise<T>): Promise<T> {
     const id = caller.tokenId;
     const turn = (this.#taskTurns.get(id) ?? Promise.resolve()).then(async () => {
-      const leave = this.enter(caller, await this.tasks.workingFor(id, Date.now()));
+      const leave = this.enter(caller, await working());
       try {
         return await open();
       } finally {

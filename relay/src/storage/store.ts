@@ -134,6 +134,8 @@ export interface SessionRecords {
   deleteIdle(before: string): Promise<string[]>;
   /** Ends every session of a token (it was revoked); returns their ids. */
   deleteForToken(tokenHash: string): Promise<string[]>;
+  /** Up to `limit` of a token's sessions with no call recorded, least recently used first. */
+  leastRecentlyUsed(tokenHash: string, limit: number): Promise<string[]>;
 }
 
 export type CallRow = typeof waitingCalls.$inferSelect;
@@ -145,6 +147,8 @@ export interface CallRecords {
   /** Forgets calls begun before `before`; returns how many. */
   deleteBefore(before: string): Promise<number>;
   deleteForSessions(sessionIds: string[]): Promise<void>;
+  /** Ends the record of a session's call by its JSON-RPC request id (as JSON): the client cancelled it. */
+  deleteForRequest(sessionId: string, requestId: string): Promise<void>;
 }
 
 export type TaskRow = typeof tasks.$inferSelect;

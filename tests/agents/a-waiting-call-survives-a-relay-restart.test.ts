@@ -1,0 +1,68 @@
+// A relay restart is invisible to the agents people run: a call waiting on the person when the relay
+// stops (SIGTERM, or `kill -9` and back within 2 s on the same port and data) returns the answer the
+// person gives after the restart, as the result of that same call, with no new `initialize`.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { agentScene, askIdIn, askOpened, askWhen, carries, CLIENTS, question, sessionsOf, type AgentScene } from "./agents-scene.ts";
+
+const RESTARTS = [
+  ["SIGTERM", (s: AgentScene) => s.relay.stop()],
+  ["kill -9", (s: AgentScene) => s.relay.kill9()],
+] as const;
+
+const scenes = new Map<string, AgentScene>();
+beforeAll(async () => {
+  for (const [how] of RESTARTS) scenes.set(how, await agentScene());
+}, 30_000);
+afterAll(() => Promise.all([...scenes.values()].map((s) => s.dispose())));
+
+/**
+ * Restarts the scene's relay once for all of them, when every client's call waits, or 30 s after the
+ * first one did (a client that never got there, or a run of some tests only).
+ */
+function restartWhenAllWait(how: string, stop: (s: AgentScene) => Promise<void>) {
+  let arrived = 0;
+  let restarted: Promise<void> | undefined;
+  const go = () =>
+    (restarted ??= (async () => {
+      const s = scenes.get(how)!;
+      const stopped = Date.now();
+      await stop(s);
+      await s.relay.start();
+      console.log(`${how}: the relay was back in ${Date.now() - stopped} ms`);
+    })());
+  let timer: Timer | undefined;
+  return () => {
+    timer ??= setTimeout(go, 30_000);
+    if (++arrived === CLIENTS.length) {
+      clearTimeout(timer);
+      void go();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const wait = () => (restarted ? restarted.then(resolve, reject) : setTimeout(wait, 20));
+      wait();
+    });
+  };
+}
+
+for (const [how, stop] of RESTARTS) {
+  const restart = restartWhenAllWait(how, stop);
+  for (const client of CLIENTS) {
+    test.concurrent(`${client.name}: a call waiting when the relay stops (${how}) returns the answer given after the restart, with no new initialize`, async () => {
+      const s = scenes.get(how)!;
+      const q = question();
+      const run = await s.launch(client, { script: [{ tool: "ask_question", args: q.args }, { text: "Redis it is." }] });
+      const ask = await askOpened(s.person, q.project, run);
+      await askWhen(s.person, ask.id, (a) => a.waiting, "the call follows it", 30_000);
+      const sessions = await sessionsOf(s.relay, client);
+      expect(sessions).toBeGreaterThan(0);
+      await restart();
+      expect((await s.person.reply(ask.id, { outcome: "answered", selected: ["Redis"] })).status).toBe(200);
+      // The script calls `ask_question` once: a result with the answer came back on that call.
+      const result = await run.results.next("ask_question", carries("Redis"), 20_000);
+      expect(askIdIn(result.text)).toBe(ask.id);
+      expect(run.results.all.filter((r) => r.tool.endsWith("ask_question"))).toHaveLength(1);
+      expect(await sessionsOf(s.relay, client)).toBe(sessions);
+      expect(await run.exited).toBe(0);
+    }, 120_000);
+  }
+}
