@@ -2,7 +2,7 @@
 // stops (SIGTERM, or `kill -9` and back within 2 s on the same port and data) returns the answer the
 // person gives after the restart, as the result of that same call, with no new `initialize`.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { agentScene, askIdIn, askOpened, askWhen, carries, CLIENTS, question, sessionsOf, type AgentScene } from "./agents-scene.ts";
+import { agentScene, askIdIn, askOpened, askWhen, carries, CLIENTS, question, sessionsOf, type AgentScene, type Client } from "./agents-scene.ts";
 
 const RESTARTS = [
   ["SIGTERM", (s: AgentScene) => s.relay.stop()],
@@ -16,32 +16,57 @@ beforeAll(async () => {
 afterAll(() => Promise.all([...scenes.values()].map((s) => s.dispose())));
 
 /**
- * Restarts the scene's relay once for all of them, when every client's call waits, or 30 s after the
- * first one did (a client that never got there, or a run of some tests only).
+ * Restarts the scene's relay once for every test that runs, when each of their calls waits: a test
+ * joins as it starts, arrives when its call waits, and leaves if it fails before then.
  */
 function restartWhenAllWait(how: string, stop: (s: AgentScene) => Promise<void>) {
+  let joined = 0;
   let arrived = 0;
   let restarted: Promise<void> | undefined;
-  const go = () =>
-    (restarted ??= (async () => {
+  const waiters: (() => void)[] = [];
+  const check = () => {
+    if (restarted || !joined || arrived < joined) return;
+    restarted = (async () => {
       const s = scenes.get(how)!;
       const stopped = Date.now();
       await stop(s);
+      const exited = Date.now();
       await s.relay.start();
-      console.log(`${how}: the relay was back in ${Date.now() - stopped} ms`);
-    })());
-  let timer: Timer | undefined;
-  return () => {
-    timer ??= setTimeout(go, 30_000);
-    if (++arrived === CLIENTS.length) {
-      clearTimeout(timer);
-      void go();
-    }
-    return new Promise<void>((resolve, reject) => {
-      const wait = () => (restarted ? restarted.then(resolve, reject) : setTimeout(wait, 20));
-      wait();
-    });
+      console.log(`${how}: the relay exited in ${exited - stopped} ms and was back in ${Date.now() - stopped} ms`);
+    })();
+    for (const w of waiters.splice(0)) w();
   };
+  return {
+    join() {
+      joined++;
+      let done = false;
+      return {
+        arrive: () => {
+          done = true;
+          arrived++;
+          check();
+          return new Promise<void>((resolve) => (restarted ? resolve() : waiters.push(resolve))).then(() => restarted);
+        },
+        leave: () => {
+          if (done) return;
+          done = true;
+          joined--;
+          check();
+        },
+      };
+    },
+  };
+}
+
+/** A client whose `ask_question` call waits on the person, and how many sessions it opened so far. */
+async function waitingCall(s: AgentScene, client: Client) {
+  const q = question();
+  const run = await s.launch(client, { script: [{ tool: "ask_question", args: q.args }, { text: "Redis it is." }] });
+  const ask = await askOpened(s.person, q.project, run);
+  await askWhen(s.person, ask.id, (a) => a.waiting, "the call follows it", 30_000);
+  const sessions = await sessionsOf(s.relay, client);
+  expect(sessions).toBeGreaterThan(0);
+  return { run, ask, sessions };
 }
 
 for (const [how, stop] of RESTARTS) {
@@ -49,13 +74,12 @@ for (const [how, stop] of RESTARTS) {
   for (const client of CLIENTS) {
     test.concurrent(`${client.name}: a call waiting when the relay stops (${how}) returns the answer given after the restart, with no new initialize`, async () => {
       const s = scenes.get(how)!;
-      const q = question();
-      const run = await s.launch(client, { script: [{ tool: "ask_question", args: q.args }, { text: "Redis it is." }] });
-      const ask = await askOpened(s.person, q.project, run);
-      await askWhen(s.person, ask.id, (a) => a.waiting, "the call follows it", 30_000);
-      const sessions = await sessionsOf(s.relay, client);
-      expect(sessions).toBeGreaterThan(0);
-      await restart();
+      const turn = restart.join();
+      const { run, ask, sessions } = await waitingCall(s, client).catch((e) => {
+        turn.leave();
+        throw e;
+      });
+      await turn.arrive();
       expect((await s.person.reply(ask.id, { outcome: "answered", selected: ["Redis"] })).status).toBe(200);
       // The script calls `ask_question` once: a result with the answer came back on that call.
       const result = await run.results.next("ask_question", carries("Redis"), 20_000);
