@@ -1,25 +1,14 @@
 // A relay restart is invisible to the agents people run: a call waiting on the person when the relay
-// stops (SIGTERM, or `kill -9` and back within 2 s on the same port and data) returns the answer the
-// person gives after the restart, as the result of that same call, with no new `initialize`.
+// stops returns the answer the person gives after the restart, as the result of that same call, with
+// no new `initialize`. One test per client, all waiting on one relay restarted once for all of them.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { agentScene, askIdIn, askOpened, askWhen, carries, CLIENTS, question, sessionsOf, type AgentScene, type Client } from "./agents-scene.ts";
-
-const RESTARTS = [
-  ["SIGTERM", (s: AgentScene) => s.relay.stop()],
-  ["kill -9", (s: AgentScene) => s.relay.kill9()],
-] as const;
-
-const scenes = new Map<string, AgentScene>();
-beforeAll(async () => {
-  for (const [how] of RESTARTS) scenes.set(how, await agentScene());
-}, 30_000);
-afterAll(() => Promise.all([...scenes.values()].map((s) => s.dispose())));
 
 /**
  * Restarts the scene's relay once for every test that runs, when each of their calls waits: a test
  * joins as it starts, arrives when its call waits, and leaves if it fails before then.
  */
-function restartWhenAllWait(how: string, stop: (s: AgentScene) => Promise<void>) {
+function restartWhenAllWait(s: () => AgentScene, how: string, stop: (s: AgentScene) => Promise<void>) {
   let joined = 0;
   let arrived = 0;
   let restarted: Promise<void> | undefined;
@@ -27,11 +16,11 @@ function restartWhenAllWait(how: string, stop: (s: AgentScene) => Promise<void>)
   const check = () => {
     if (restarted || !joined || arrived < joined) return;
     restarted = (async () => {
-      const s = scenes.get(how)!;
+      const scene = s();
       const stopped = Date.now();
-      await stop(s);
+      await stop(scene);
       const exited = Date.now();
-      await s.relay.start();
+      await scene.relay.start();
       console.log(`${how}: the relay exited in ${exited - stopped} ms and was back in ${Date.now() - stopped} ms`);
     })();
     for (const w of waiters.splice(0)) w();
@@ -69,11 +58,17 @@ async function waitingCall(s: AgentScene, client: Client) {
   return { run, ask, sessions };
 }
 
-for (const [how, stop] of RESTARTS) {
-  const restart = restartWhenAllWait(how, stop);
+/** The tests of one way to stop the relay, each client's call waiting across it. */
+export function eachClientWaitsAcross(how: string, stop: (s: AgentScene) => Promise<void>): void {
+  let scene: AgentScene;
+  beforeAll(async () => {
+    scene = await agentScene();
+  }, 30_000);
+  afterAll(() => scene.dispose());
+  const restart = restartWhenAllWait(() => scene, how, stop);
   for (const client of CLIENTS) {
     test.concurrent(`${client.name}: a call waiting when the relay stops (${how}) returns the answer given after the restart, with no new initialize`, async () => {
-      const s = scenes.get(how)!;
+      const s = scene;
       const turn = restart.join();
       const { run, ask, sessions } = await waitingCall(s, client).catch((e) => {
         turn.leave();
