@@ -12,10 +12,12 @@ import { Clock } from "./clock.ts";
 import { openStore } from "./storage/open-store.ts";
 import { startServer, type Running } from "./server.ts";
 import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
+import { leaving, predecessorLetGo, restartOnSignal, runningPid, serving } from "./planned-restart.ts";
 
 const USAGE = `loopback — the relay between coding agents and their person
 
   loopback serve                          run the relay (configured by LOOPBACK_* variables)
+  loopback restart                        restart the running relay without closing its port (SIGHUP)
   loopback token create --person NAME [--agent] [--space NAME]
                                           mint a token; it is printed alone on the last line
   loopback token list                     list tokens (never the tokens themselves)
@@ -40,12 +42,17 @@ function ensureWebInbox(): void {
 
 async function serve(): Promise<void> {
   const config = configFromEnv();
+  const gate = predecessorLetGo();
+  // One relay per SQLite file (replicas share a PostgreSQL database, each with its own process).
+  const other = gate || config.databaseUrl ? undefined : runningPid(config.dataDir);
+  if (other) fail(`A relay (process ${other}) already serves ${config.dataDir}: stop it, or restart it with \`loopback restart\`.`);
   ensureWebInbox();
   let firstStart: { person: string; own: string; agent: string } | undefined;
   let running: Running;
   try {
     running = await startServer(config, {
       publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL),
+      gate,
       // Minted before the first request is taken: whoever reads the log can use them at once.
       beforeListening: async (relay) => {
         if (!(await relay.gate.isEmpty())) return;
@@ -81,12 +88,24 @@ async function serve(): Promise<void> {
       ].join("\n"),
     );
   }
+  serving(config.dataDir);
+  restartOnSignal(running, config.dataDir);
   const stop = async () => {
     await running.stop();
+    leaving(config.dataDir);
     process.exit(0);
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+}
+
+/** `loopback restart`: the running relay starts its next process and hands over to it (planned-restart.ts). */
+function restart(): void {
+  const config = configFromEnv();
+  const pid = runningPid(config.dataDir);
+  if (!pid) fail(`No relay runs on ${config.dataDir}.`);
+  process.kill(pid, "SIGHUP");
+  console.log(`Asked relay ${pid} to restart; it hands over to its next process without closing the port.`);
 }
 
 function safeUserName(): string {
@@ -151,6 +170,7 @@ const [command, ...args] = process.argv.slice(2);
 try {
   if (command === "serve") await serve();
   else if (command === "token") await token(args);
+  else if (command === "restart") restart();
   else fail(USAGE);
 } catch (e) {
   fail(e instanceof Error ? e.message : String(e));

@@ -14,6 +14,10 @@ export interface Config {
   waitBudgetMs: number;
   /** How often a waiting tool sends progress, for clients that reset their timeout on it. */
   progressEveryMs: number;
+  /** Whether `LOOPBACK_WAIT_BUDGET_S` was set: then it is every client's budget, not only unknown clients'. */
+  waitBudgetForAll: boolean;
+  /** `LOOPBACK_CLIENT_WAIT_BUDGETS` (`name=seconds,…`, by `clientInfo.name`): over every other budget. */
+  clientWaitBudgetsMs: Record<string, number>;
   /** How long an upload ticket works after it is issued. */
   uploadTtlMs: number;
   /** Origins allowed to call /mcp besides the relay's own (DNS-rebinding protection). */
@@ -85,6 +89,8 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     publicUrl: (env.LOOPBACK_PUBLIC_URL || `http://${shownHost}:${port}`).replace(/\/+$/, ""),
     waitBudgetMs: seconds("LOOPBACK_WAIT_BUDGET_S", DEFAULT_WAIT_BUDGET_S),
     progressEveryMs: seconds("LOOPBACK_PROGRESS_EVERY_S", DEFAULT_PROGRESS_EVERY_S),
+    waitBudgetForAll: (env.LOOPBACK_WAIT_BUDGET_S ?? "") !== "",
+    clientWaitBudgetsMs: clientBudgets(env.LOOPBACK_CLIENT_WAIT_BUDGETS),
     uploadTtlMs: seconds("LOOPBACK_UPLOAD_TTL_S", DEFAULT_UPLOAD_TTL_S),
     eventTicketTtlMs: seconds("LOOPBACK_EVENT_TICKET_TTL_S", DEFAULT_EVENT_TICKET_TTL_S),
     maxEventTicketsPerToken: count("LOOPBACK_MAX_EVENT_TICKETS", DEFAULT_MAX_EVENT_TICKETS),
@@ -101,6 +107,18 @@ export function configFromEnv(env: Record<string, string | undefined> = process.
     allowedOrigins: list(env.LOOPBACK_ALLOWED_ORIGINS),
     trustedProxies: list(env.LOOPBACK_TRUSTED_PROXIES),
   };
+}
+
+/** `claude-code=1800,codex-mcp-client=290` as milliseconds by client name. */
+function clientBudgets(raw: string | undefined): Record<string, number> {
+  const budgets: Record<string, number> = {};
+  for (const entry of list(raw)) {
+    const [name, value] = entry.split("=").map((s) => s.trim());
+    const n = Number(value);
+    if (!name || value === undefined || value === "" || !Number.isFinite(n) || n < 0) throw new Error(`LOOPBACK_CLIENT_WAIT_BUDGETS must be name=seconds pairs, not "${entry}"`);
+    budgets[name] = n * 1000;
+  }
+  return budgets;
 }
 
 const list = (raw: string | undefined) => (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);

@@ -15,6 +15,8 @@ export interface Running {
   relay: Relay;
   server: Server<SocketData>;
   url: string;
+  /** Stops taking connections (a planned restart's next process takes them); open ones go on. */
+  stopListening(): void;
   stop(): Promise<void>;
 }
 
@@ -22,6 +24,8 @@ export interface StartOptions {
   publicUrlFromEnv?: boolean;
   /** Runs once the store is open, before the first request is taken (the CLI mints the first tokens here). */
   beforeListening?: (relay: Relay) => Promise<void>;
+  /** Requests wait for this before they are served (a planned restart's old process letting go). */
+  gate?: Promise<void>;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
@@ -39,6 +43,8 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
   const headers = revisionHeaders(config.build);
   const inbox = webInbox(headers);
   const mcp = new McpEndpoint(relay);
+  let gate = opts.gate;
+  void gate?.then(() => (gate = undefined));
   const websocket = eventSocket(relay, () => server);
   const route = (request: Request, url: URL, address: string): Response | Promise<Response> => {
     const { pathname } = url;
@@ -55,9 +61,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
       port: config.port,
       // A wait for a person can last minutes: MCP streams and the socket must not be cut by an idle timer.
       idleTimeout: 0,
+      // A planned restart's next process listens on the same port before this one stops (planned-restart.ts).
+      reusePort: true,
       maxRequestBodySize: 64 * 1024 * 1024,
       websocket,
       async fetch(request, srv) {
+        if (gate) await gate;
         const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
         addresses.set(request, address);
         const url = requestUrl(request);
@@ -84,6 +93,9 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     relay,
     server,
     url,
+    stopListening() {
+      void server.stop(false);
+    },
     async stop() {
       await mcp.close();
       await relay.push.settle();

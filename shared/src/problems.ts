@@ -12,7 +12,7 @@ export const PROBLEMS = {
   "ticket.invalid": { status: 401, message: "That event ticket is unknown, used or expired: ask for a new one." },
   "ticket.too_many": { status: 429, message: "This token holds as many unused event tickets as it may: open the socket with one, or wait a minute for them to expire." },
   "origin.refused": { status: 403, message: "Requests from this origin or host are refused." },
-  "sessions.too_many": { status: 429, message: "This token has too many MCP sessions open: close some (DELETE /mcp) or wait until idle ones expire." },
+  "sessions.too_many": { status: 429, message: "This token has too many MCP sessions in use (each with a stream open or a call waiting): close some (DELETE /mcp)." },
   "calls.too_many": { status: 429, message: "This token has too many calls waiting on the person at once: wait for some to return." },
   "call.unknown": { status: 404, message: "There is no such waiting call to resume: call the tool again with the same input, or wait_for_reply with its askId." },
   reload: { status: 409, message: "This relay writes an older revision than your client: it was rolled back. Reload to get the matching client." },

@@ -11,6 +11,7 @@ import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { CallRecords, CallRow } from "../storage/store.ts";
+import { waitBudgetMs } from "./clients.ts";
 import { toolError, toolResult, type BlockingTool, type ToolContext } from "./tool.ts";
 
 /** What a blocking call uses of the relay. */
@@ -18,7 +19,7 @@ export interface BlockingCallServices {
   waiting: Waiting;
   calls: CallRecords;
   clock: Clock;
-  config: Pick<Config, "waitBudgetMs" | "progressEveryMs">;
+  config: Pick<Config, "waitBudgetMs" | "progressEveryMs" | "waitBudgetForAll" | "clientWaitBudgetsMs">;
 }
 
 /** The durable record a client that resumes streams follows a call by. */
@@ -73,6 +74,8 @@ export class BlockingCall {
     readonly caller: Caller,
     /** Its durable record, when its client resumes streams. */
     readonly durable?: Durable,
+    /** Its client's `clientInfo.name`: the wait fits that client's timeout. */
+    readonly client?: string,
   ) {}
 
   get stopped(): boolean {
@@ -153,7 +156,7 @@ export class BlockingCall {
       const reply = await waiting.follow(this.caller, askId, {
         ...from,
         signal: this.#stop.signal,
-        budgetMs: config.waitBudgetMs,
+        budgetMs: waitBudgetMs(config, this.client),
         progressEveryMs: config.progressEveryMs,
         onProgress,
       });
@@ -193,9 +196,9 @@ export class BlockingCalls {
 
   constructor(private services: BlockingCallServices) {}
 
-  /** A new call, or the resume of a durable record (then `durable` is that record's). */
-  open(caller: Caller, durable?: Durable): BlockingCall {
-    const call = new BlockingCall(this.services, caller, durable);
+  /** A new call, or the resume of a durable record (then `durable` is that record's), of the named client. */
+  open(caller: Caller, durable?: Durable, client?: string): BlockingCall {
+    const call = new BlockingCall(this.services, caller, durable, client);
     this.#live.add(call);
     void call.ended.then(() => this.#live.delete(call));
     return call;

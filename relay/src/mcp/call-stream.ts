@@ -109,12 +109,12 @@ const OPENED_BYTES = new TextEncoder().encode(OPENED);
  * SSE stream of the SDK's start until the first progress or keepalive (a blocking call in a batch).
  * An SSE comment first sends them at once. `written` settles once the body has been passed on.
  */
-export function openedAtOnce(response: Response): { response: Response; written: Promise<void> } {
-  if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return { response, written: Promise.resolve() };
+export function openedAtOnce(response: Response): { response: Response; streaming: boolean; written: Promise<void> } {
+  if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return { response, streaming: false, written: Promise.resolve() };
   const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({
     start: (controller) => controller.enqueue(OPENED_BYTES),
   });
   // A client that goes away cancels `readable`, and piping passes that on to the SDK's stream.
   const written = response.body.pipeTo(writable).catch(() => {});
-  return { response: new Response(readable, { status: response.status, headers: response.headers }), written };
+  return { response: new Response(readable, { status: response.status, headers: response.headers }), streaming: true, written };
 }

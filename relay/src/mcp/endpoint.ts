@@ -101,6 +101,10 @@ export class McpEndpoint {
       // Gone while its body was read: the listener came too late to hear it.
       if (request.signal.aborted) dropped();
       const opened = openedAtOnce(response);
+      if (opened.streaming) {
+        session.streams++;
+        void opened.written.finally(() => session.streams--);
+      }
       if (request.method === "POST") this.#track(opened.written);
       return opened.response;
     } finally {
@@ -112,8 +116,9 @@ export class McpEndpoint {
   /** A blocking call on the relay's own stream, with the durable record a resume follows it by. */
   private carry(session: Session, caller: Caller, request: Request, sent: BlockingCallRequest): Response {
     this.#sessions.seen(session);
-    const resumes = resumesStreams(protocolOf(request), session.server.getClientVersion()?.name);
-    const call = this.#calls.open(caller, { id: newId("cal"), sessionId: session.id, requestId: sent.id, progressToken: sent.progressToken, resumes });
+    const client = session.server.getClientVersion()?.name;
+    const resumes = resumesStreams(protocolOf(request), client);
+    const call = this.#calls.open(caller, { id: newId("cal"), sessionId: session.id, requestId: sent.id, progressToken: sent.progressToken, resumes }, client);
     const ctx = toolContext(this.relay, caller, session.server);
     return this.stream(session, request, call, sent.id, (onProgress) => call.start(ctx, sent.tool, sent.args, onProgress), sent.progressToken);
   }
@@ -131,7 +136,7 @@ export class McpEndpoint {
     const requestId = JSON.parse(record.requestId) as RequestId;
     const progressToken = record.progressToken === null ? undefined : (JSON.parse(record.progressToken) as string | number);
     // A client that resumes once resumes again.
-    const call = this.#calls.open(caller, { id: record.id, sessionId: session.id, requestId, progressToken, resumes: true });
+    const call = this.#calls.open(caller, { id: record.id, sessionId: session.id, requestId, progressToken, resumes: true }, session.server.getClientVersion()?.name);
     return this.stream(session, request, call, requestId, (onProgress) => call.resume(record, onProgress), progressToken);
   }
 

@@ -66,7 +66,7 @@ export function createMcpServer(services: McpServices, caller: Caller, calls: Bl
     }
     if (!asTask) {
       const progressToken = request.params._meta?.progressToken;
-      const call = calls.open(caller);
+      const call = calls.open(caller, undefined, server.getClientVersion()?.name);
       const cancel = () => call.cancel();
       extra.signal.addEventListener("abort", cancel, { once: true });
       try {

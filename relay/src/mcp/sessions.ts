@@ -15,6 +15,8 @@ const SESSION_IN_MEMORY_MS = 30 * 60_000;
 const TOUCH_EVERY_MS = 10 * 60_000;
 const SSE_KEEPALIVE_MS = 15_000;
 const SWEEP_EVERY_MS = 60_000;
+/** How many of a token's least recently used sessions are looked at to find one nobody holds. */
+const EVICTION_CANDIDATES = 50;
 
 export interface Session {
   id: string;
@@ -24,6 +26,8 @@ export interface Session {
   tokenId: string;
   /** Requests the SDK is answering now. */
   active: number;
+  /** SSE streams of the SDK's open now (the client's standing `GET` stream, a batch's stream). */
+  streams: number;
   lastSeen: number;
   touched: number;
   /** Blocking calls on the relay's own streams, by JSON-RPC id, to cancel when the client says so. */
@@ -65,10 +69,29 @@ export class Sessions {
     return restoring;
   }
 
-  /** A new session for `initialize`, within the token's cap. */
+  /**
+   * A new session for `initialize`. At the token's cap the least recently used session that nobody
+   * holds (no stream open, no call waiting) makes room: clients that never end their sessions (Gemini
+   * CLI sends no `DELETE`) leave them behind on every launch. Only a token whose every session is in
+   * use is refused.
+   */
   async create(caller: Caller, initialize: unknown): Promise<Session> {
-    if ((await this.services.sessions.countForToken(caller.tokenHash)) >= this.services.config.maxSessionsPerToken) throw problem("sessions.too_many");
+    if ((await this.services.sessions.countForToken(caller.tokenHash)) >= this.services.config.maxSessionsPerToken && !(await this.makeRoom(caller))) {
+      throw problem("sessions.too_many");
+    }
     return this.open(caller, undefined, initialize);
+  }
+
+  /** Lets the token's least recently used session go, unless it is in use here; whether one went. */
+  private async makeRoom(caller: Caller): Promise<boolean> {
+    for (const id of await this.services.sessions.leastRecentlyUsed(caller.tokenHash, EVICTION_CANDIDATES)) {
+      const live = this.#live.get(id);
+      if (live && (live.active > 0 || live.streams > 0 || live.calls.size > 0)) continue;
+      this.drop(id);
+      await this.services.sessions.delete(id);
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -77,7 +100,7 @@ export class Sessions {
    */
   private async open(caller: Caller, row: SessionRow | undefined, initialize: unknown): Promise<Session> {
     const now = Date.now();
-    const session = { tokenHash: caller.tokenHash, tokenId: caller.tokenId, active: 0, lastSeen: now, touched: now, calls: new Map() } as Session;
+    const session = { tokenHash: caller.tokenHash, tokenId: caller.tokenId, active: 0, streams: 0, lastSeen: now, touched: now, calls: new Map() } as Session;
     session.server = this.serve(caller);
     session.transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => row?.id ?? crypto.randomUUID(),

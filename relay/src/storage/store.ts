@@ -100,6 +100,8 @@ export interface SessionRecords {
   deleteIdle(before: string): Promise<string[]>;
   /** Ends every session of a token (it was revoked); returns their ids. */
   deleteForToken(tokenHash: string): Promise<string[]>;
+  /** Up to `limit` of a token's sessions with no call recorded, least recently used first. */
+  leastRecentlyUsed(tokenHash: string, limit: number): Promise<string[]>;
 }
 
 export type CallRow = typeof waitingCalls.$inferSelect;

@@ -1,6 +1,6 @@
 // MCP sessions, so whichever replica a request lands on serves a known `Mcp-Session-Id` without a new
 // `initialize`. Losing one to a power cut means one re-initialize: written without waiting for the disk.
-import { count, eq, lt } from "drizzle-orm";
+import { and, asc, count, eq, lt, notExists } from "drizzle-orm";
 import type { Dialect } from "../dialect.ts";
 import type { SessionRecords, SessionRow } from "../store.ts";
 
@@ -40,5 +40,17 @@ export class SqlSessionRecords implements SessionRecords {
   deleteForToken(tokenHash: string): Promise<string[]> {
     const { t } = this.d;
     return this.d.write(async (q) => (await q.delete(t.mcpSessions).where(eq(t.mcpSessions.tokenHash, tokenHash)).returning({ id: t.mcpSessions.id })).map((r) => r.id));
+  }
+
+  async leastRecentlyUsed(tokenHash: string, limit: number): Promise<string[]> {
+    const { db, t } = this.d;
+    const called = db.select({ id: t.waitingCalls.id }).from(t.waitingCalls).where(eq(t.waitingCalls.sessionId, t.mcpSessions.id));
+    const rows = await db
+      .select({ id: t.mcpSessions.id })
+      .from(t.mcpSessions)
+      .where(and(eq(t.mcpSessions.tokenHash, tokenHash), notExists(called)))
+      .orderBy(asc(t.mcpSessions.lastSeenAt))
+      .limit(limit);
+    return rows.map((r) => r.id);
   }
 }
