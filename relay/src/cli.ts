@@ -26,7 +26,7 @@ const USAGE = `loopback — the relay between coding agents and their person
 function mcpLines(config: Config, agentToken: string): string {
   const url = `${config.publicUrl}/mcp`;
   return [
-    `  Claude Code:  claude mcp add --transport http loopback ${url} --header "Authorization: Bearer ${agentToken}"`,
+    `  Claude Code:  claude mcp add -s user --transport http loopback ${url} --header "Authorization: Bearer ${agentToken}"`,
     `  Codex:        export LOOPBACK_TOKEN=${agentToken}`,
     `                and in ~/.codex/config.toml:  [mcp_servers.loopback]  url = "${url}"  bearer_token_env_var = "LOOPBACK_TOKEN"`,
   ].join("\n");

@@ -12,7 +12,6 @@ import { BlockingCalls } from "../../relay/src/mcp/blocking-call.ts";
 import { waitBudgetMs } from "../../relay/src/mcp/clients.ts";
 import { askQuestion } from "../../relay/src/mcp/tools/ask-question.ts";
 import { Relay } from "../../relay/src/relay.ts";
-import { freshDatabase, TEST_STORE } from "../support/relay-process.ts";
 
 const budgetS = (env: Record<string, string>, client: string | undefined) => waitBudgetMs(configFromEnv(env), client) / 1000;
 
@@ -41,7 +40,9 @@ let dataDir: string;
 let relay: Relay;
 beforeEach(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "loopback-client-budgets-"));
-  relay = await Relay.open(configFromEnv({ LOOPBACK_DATA: dataDir, ...(TEST_STORE === "postgres" ? { LOOPBACK_DATABASE_URL: await freshDatabase() } : {}) }));
+  // On the SQLite file whatever the suite's store: a fake clock also stops the PostgreSQL client's
+  // own timers, and the budget is the blocking call's rule, not the store's.
+  relay = await Relay.open(configFromEnv({ LOOPBACK_DATA: dataDir }));
 });
 afterEach(async () => {
   jest.useRealTimers();
@@ -77,3 +78,21 @@ for (const [client, limitS] of [
     expect((settled!.structuredContent as any).pending.waitedSeconds).toBe(limitS - 10);
   });
 }
+
+test("a call whose budget runs out returns `pending`, having told its client it waits on the way", async () => {
+  jest.useFakeTimers();
+  const agent = (await relay.gate.createToken({ person: "ada", agent: true })).caller;
+  const calls = new BlockingCalls({ waiting: relay.waiting, calls: relay.store.calls, clock: relay.clock, config: { ...relay.config, waitBudgetMs: 50_000, progressEveryMs: 10_000, waitBudgetForAll: true } });
+  const input = { question: "Which cache?", options: [{ label: "SQLite" }, { label: "Redis" }], project: `budget-${Date.now()}` };
+  const waited: number[] = [];
+  const result = calls.open(agent).start({ asks: relay.asks, uploads: relay.uploads, publicUrl: "http://127.0.0.1", caller: agent }, askQuestion, input, (ms) => waited.push(ms));
+  for (let i = 0; i < 10_000 && relay.waiting.count === 0; i++) await new Promise((r) => process.nextTick(r));
+  const askId = (await relay.asks.snapshot(agent)).open.find((a) => a.project === input.project)!.id;
+  jest.advanceTimersByTime(50_000);
+  const { pending } = (await result).structuredContent as any;
+  expect(pending.waitedSeconds).toBe(50);
+  expect(pending.message).toContain(`wait_for_reply with askId "${askId}"`);
+  // The last tick may come in the same instant as the budget's end.
+  expect(waited.slice(0, 4)).toEqual([10_000, 20_000, 30_000, 40_000]);
+  expect(waited.length).toBeLessThanOrEqual(5);
+});
