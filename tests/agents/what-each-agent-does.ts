@@ -9,7 +9,8 @@ import type { AgentRun } from "../support/agents/agent-process.ts";
 import type { ModelTurn } from "../support/agents/model-script.ts";
 import { PROBE_CALLS, probeMcpServer } from "../support/agents/probe-mcp-server.ts";
 
-const SCRIPT: ModelTurn[] = [...PROBE_CALLS.map(() => ({ tool: "probe", args: {} })), { text: "Probed." }];
+// Each call differs, or Gemini CLI takes the repeats for a loop and stops.
+const SCRIPT: ModelTurn[] = [...PROBE_CALLS.map((_, i) => ({ tool: "probe", args: { call: i + 1 } })), { text: "Probed." }];
 const LAUNCHERS: Record<string, (relayUrl: string) => Promise<AgentRun>> = {
   // A call it never resumes ends at its tool timeout.
   "Claude Code": (relayUrl) => claudeCode({ relayUrl, token: "probe", script: SCRIPT, env: { MCP_TOOL_TIMEOUT: "5000" } }),
