@@ -85,7 +85,7 @@ describe("the extension in Firefox", () => {
     await find(panel, "article[data-ask]");
     await (await find(panel, "button.choice", "SQLite")).click();
     await panel.locator("textarea").fill("It is already there.");
-    await (await find(panel, ".actions button.btn", "Send answer")).click();
+    await (await find(panel, "[data-ask-dock] button.btn", "Send answer")).click();
     expect((await waiting).reply).toEqual({ outcome: "answered", selected: ["SQLite"], text: "It is already there." });
     await waitForBadge("");
   }, 60_000);
@@ -103,7 +103,8 @@ describe("the extension in Firefox", () => {
     await panel.keyboard.press("Escape");
     await (await find(panel, "[data-ask-row]", "Cache reads through SQLite")).click();
     await find(panel, "article[data-ask] .d2h-file-wrapper");
-    await (await find(panel, ".actions button.btn", "Approve")).click();
+    await (await find(panel, "[data-ask-dock] button.btn", "Approve")).click();
+    await (await find(panel, "[data-held=undo] button", "Send now")).click();
     expect((await waiting).reply).toEqual({ outcome: "approved" });
     await waitForBadge("");
   }, 60_000);

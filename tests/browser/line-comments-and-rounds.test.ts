@@ -119,8 +119,7 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
   await page.keyboard.type(" With the kind.");
   await page.keyboard.press("Escape");
 
-  await press(page.getByRole("radio", { name: /Request changes/ }));
-  await page.keyboard.press("Control+Enter");
+  await verdict(page, /Request changes/, press);
   const reply = (await first).reply!;
   const comments: ReviewComment[] = [
     { block: 1, file: "src/cache.ts", side: "new", line: 3, body: "SIZE of what? Name the unit." },
@@ -156,9 +155,14 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
   // The changes show what replaced the commented line.
   await expect(changes.locator("[data-change=changed]").nth(0).textContent()).resolves.toContain("+export const MAX_ENTRIES = 100;");
 
-  await press(page.getByRole("radio", { name: /Approve/ }));
-  await page.keyboard.press("Control+Enter");
+  await verdict(page, /Approve/, press);
   expect((await second).reply).toEqual({ outcome: "approved" });
+}
+
+/** Presses a verdict, then Send now on its undo window rather than wait it out. */
+async function verdict(page: Page, name: RegExp, press: (target: Locator) => Promise<void>) {
+  await press(page.locator("[data-ask-dock]").getByRole("button", { name }));
+  await press(page.locator("[data-held=undo]").getByRole("button", { name: "Send now" }));
 }
 
 /** Back to the list once the ask shows the reply taken: a first Escape may only leave a text box. */
@@ -254,8 +258,7 @@ describe("line comments and rounds", () => {
       });
       await page.mouse.click(at.x, at.y);
       await write(page, "Plain, line two.", "Done");
-      await page.getByRole("radio", { name: /Request changes/ }).click();
-      await page.keyboard.press("Control+Enter");
+      await verdict(page, /Request changes/, (target) => target.click());
       expect((await waiting).reply).toEqual({
         outcome: "changes_requested",
         comments: [

@@ -3,8 +3,10 @@ import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { RelayError, describeError } from "../relay/relay-error";
 import type { Session } from "../base/session";
 import { ReviewComments } from "../review/line-comments.svelte";
+import { askTitle } from "../base/ask-labels";
+import { sentNotice } from "./sent-notice.svelte";
 
-/** How long a reply sent with a single key waits, so a stray key press can be taken back. */
+/** How long a verdict or a dismissal waits before it goes, so a stray key, click or tap can be taken back. */
 export const UNDO_MS = 5_000;
 
 /** A reply kept back from the relay: for its undo window, or because the relay could not be reached. */
@@ -29,7 +31,6 @@ export interface PointDraft {
 export class Draft {
   selected = $state<string[]>([]);
   text = $state("");
-  verdict = $state<"approved" | "changes_requested">("approved");
   askingBack = $state(false);
   followUp = $state("");
   points = $state<Record<string, PointDraft>>({});
@@ -156,6 +157,7 @@ async function deliver(session: Session, askId: string, draft: Draft, reply: Rep
     forgetDraft(askId);
     draft.held = null;
     if (waiting.length) draftFor(askId).comments.list = waiting;
+    sentNotice.record(askId, askTitle(updated), reply);
     session.applied(updated);
     return true;
   } catch (e) {
