@@ -8,6 +8,7 @@ import { TestAgent } from "./harness/agent";
 import { ensureBuilt } from "./harness/browser";
 import { TestFirefox } from "./harness/firefox";
 import { longReview } from "./harness/long-review";
+import { COMMENTED, ROUND_1, ROUND_2, round } from "./harness/two-rounds";
 import { running } from "../support/scene.ts";
 import { STEP_MS } from "./harness/timeouts";
 
@@ -164,5 +165,34 @@ describe("the extension in Firefox", () => {
     await (await find(panel, "[data-held=undo] button", "Send now")).click();
     expect(((await review) as { reply: unknown }).reply).toEqual({ outcome: "approved", comments: [expect.objectContaining({ body: "Why three?" })] });
     await find(panel, "[data-sent]", "Approved");
+  }, 90_000);
+
+  test("the changes since the round last seen compare the code: only the file whose code changed, only its changed lines", async () => {
+    const first = agent.waitFor("request_review", round("ff-rounds", ROUND_1));
+    await find(panel, "[data-ask-row]", "Retry the import (ff-rounds)");
+    const snapshot = (await (await fetch(`${relay.url}/api/v1/snapshot`, { headers: { Authorization: `Bearer ${personToken}` } })).json()) as { open: { id: string; project?: string }[] };
+    const firstId = snapshot.open.find((a) => a.project === "ff-rounds")!.id;
+    const sent = await fetch(`${relay.url}/api/v1/asks/${firstId}/reply`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${personToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ outcome: "changes_requested", comments: [{ block: 0, ...COMMENTED, body: "Why three?" }] }),
+    });
+    expect(sent.status).toBe(200);
+    await first;
+    void agent.waitFor("request_review", round("ff-rounds", ROUND_2, firstId)).catch(() => {});
+    for (let i = 0; i < 2 && !(await panel.$(".list-pane")); i++) await panel.keyboard.press("Escape");
+    await (await find(panel, "[data-ask-row]:has([data-new-round])", "Retry the import (ff-rounds)")).click();
+    await (await find(panel, "[data-round-changes] button", "Changes since the round you last saw")).click();
+    await find(panel, "[data-change] .d2h-file-wrapper table");
+    const seen = await panel.evaluate(() => {
+      const root = document.querySelector("[data-round-changes]")!;
+      const squash = (el: Element | null | undefined) => el?.textContent?.replace(/\s+/g, " ").trim();
+      return {
+        files: [...root.querySelectorAll("[data-change] h3 .name")].map((el) => el.textContent),
+        changed: [...root.querySelectorAll("[data-change] tr")].filter((tr) => tr.querySelector(".d2h-ins, .d2h-del")).map((tr) => squash(tr.querySelector(".d2h-code-line"))),
+        earlier: [...root.querySelectorAll("[data-comment=earlier]")].map((el) => [squash(el.querySelector(".body")), squash(el.closest("tr")?.previousElementSibling?.querySelector(".d2h-code-line"))]),
+      };
+    });
+    expect(seen).toEqual({ files: ["src/retry.ts"], changed: ["- retry(3);", "+ retry(5);"], earlier: [["Why three?", "- retry(3);"]] });
   }, 90_000);
 });
