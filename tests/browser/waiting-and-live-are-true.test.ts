@@ -95,7 +95,9 @@ describe("a stopped worker", () => {
           document
             .querySelector("[data-connection]")
             ?.getAttribute("data-connection") ?? "";
-        if (seen.at(-1) !== state) (seen.push(state), at.push(Date.now()));
+        if (seen.at(-1) === state) return;
+        seen.push(state);
+        at.push(Date.now());
       };
       record();
       new MutationObserver(record).observe(document.body, {
