@@ -169,6 +169,7 @@ describe("the extension in Firefox", () => {
 
   test("the changes since the round last seen compare the code: only the file whose code changed, only its changed lines", async () => {
     const first = agent.waitFor("request_review", round("ff-rounds", ROUND_1));
+    for (let i = 0; i < 2 && !(await panel.$(".list-pane")); i++) await panel.keyboard.press("Escape");
     await find(panel, "[data-ask-row]", "Retry the import (ff-rounds)");
     const snapshot = (await (await fetch(`${relay.url}/api/v1/snapshot`, { headers: { Authorization: `Bearer ${personToken}` } })).json()) as { open: { id: string; project?: string }[] };
     const firstId = snapshot.open.find((a) => a.project === "ff-rounds")!.id;
@@ -189,8 +190,8 @@ describe("the extension in Firefox", () => {
       const squash = (el: Element | null | undefined) => el?.textContent?.replace(/\s+/g, " ").trim();
       return {
         files: [...root.querySelectorAll("[data-change] h3 .name")].map((el) => el.textContent),
-        changed: [...root.querySelectorAll("[data-change] tr")].filter((tr) => tr.querySelector(".d2h-ins, .d2h-del")).map((tr) => squash(tr.querySelector(".d2h-code-line"))),
-        earlier: [...root.querySelectorAll("[data-comment=earlier]")].map((el) => [squash(el.querySelector(".body")), squash(el.closest("tr")?.previousElementSibling?.querySelector(".d2h-code-line"))]),
+        changed: [...root.querySelectorAll("[data-change] tr")].filter((tr) => tr.querySelector(".d2h-ins, .d2h-del")).map((tr) => squash(tr.querySelector(".d2h-code-line, .d2h-code-side-line"))),
+        earlier: [...root.querySelectorAll("[data-comment=earlier]")].map((el) => [squash(el.querySelector(".body")), squash(el.closest("tr")?.previousElementSibling?.querySelector(".d2h-code-line, .d2h-code-side-line"))]),
       };
     });
     expect(seen).toEqual({ files: ["src/retry.ts"], changed: ["- retry(3);", "+ retry(5);"], earlier: [["Why three?", "- retry(3);"]] });

@@ -19,9 +19,7 @@ afterAll(() => scene.close(), 30_000);
 
 /** What the open ask says of the agent, and whether its row warns that the agent stopped waiting. */
 async function says(title: string) {
-  const presence = await scene.panel
-    .locator("article[data-ask] [data-presence]")
-    .getAttribute("data-presence", { timeout: STEP_MS });
+  const presence = await scene.panel.locator("article[data-ask] [data-presence]").getAttribute("data-presence", { timeout: STEP_MS });
   await scene.toList();
   const warned = await scene.row(title).locator(".state.stopped").count();
   await scene.open(title);
@@ -48,17 +46,11 @@ describe("waiting is said as the relay flags it", () => {
     await scene.panel.keyboard.press("Control+Enter");
     await briefing;
     // The call returned with the reply: the agent's move, and nothing says it stopped waiting.
-    await scene.panel
-      .locator("article[data-ask][data-status=awaiting_agent]")
-      .waitFor({ timeout: STEP_MS });
+    await scene.panel.locator("article[data-ask][data-status=awaiting_agent]").waitFor({ timeout: STEP_MS });
     expect(await says("Import plan")).toEqual({ presence: "agent", warned: 0 });
 
     // Another agent asks, and its call ends with no reply: that is stopped waiting.
-    const other = await TestAgent.connect(
-      scene.relay.url,
-      scene.agentToken,
-      "short-lived-agent",
-    );
+    const other = await TestAgent.connect(scene.relay.url, scene.agentToken, "short-lived-agent");
     void other
       .waitFor("ask_question", {
         question: "Keep the old importer?",
@@ -68,13 +60,9 @@ describe("waiting is said as the relay flags it", () => {
     await scene.toList();
     await scene.row("Keep the old importer?").waitFor({ timeout: STEP_MS });
     await scene.open("Keep the old importer?");
-    await scene.panel
-      .locator("[data-presence=waiting]")
-      .waitFor({ timeout: STEP_MS });
+    await scene.panel.locator("[data-presence=waiting]").waitFor({ timeout: STEP_MS });
     await other.close();
-    await scene.panel
-      .locator("[data-presence=stopped]")
-      .waitFor({ timeout: STEP_MS });
+    await scene.panel.locator("[data-presence=stopped]").waitFor({ timeout: STEP_MS });
     expect(await says("Keep the old importer?")).toEqual({
       presence: "stopped",
       warned: 1,
@@ -91,10 +79,7 @@ describe("a stopped worker", () => {
       const at: number[] = [];
       Object.assign(window, { seen, at });
       const record = () => {
-        const state =
-          document
-            .querySelector("[data-connection]")
-            ?.getAttribute("data-connection") ?? "";
+        const state = document.querySelector("[data-connection]")?.getAttribute("data-connection") ?? "";
         if (seen.at(-1) === state) return;
         seen.push(state);
         at.push(Date.now());
@@ -115,21 +100,15 @@ describe("a stopped worker", () => {
         project: "waiting",
       })
       .catch(() => {});
-    await scene
-      .row("Asked while the worker slept?")
-      .waitFor({ timeout: STEP_MS });
+    await scene.row("Asked while the worker slept?").waitFor({ timeout: STEP_MS });
     const shownAfter = Date.now() - stoppedAt;
-    await scene.panel
-      .locator("[data-connection=live]")
-      .waitFor({ timeout: STEP_MS });
+    await scene.panel.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
     const { seen, at } = await scene.panel.evaluate(() => {
       const w = window as unknown as { seen: string[]; at: number[] };
       return { seen: w.seen, at: w.at };
     });
     const leftLive = (at[1] ?? Infinity) - stoppedAt;
-    console.log(
-      `a new ask showed ${shownAfter} ms after the worker was stopped; the header went ${seen.join(" → ")}, leaving Live after ${leftLive} ms`,
-    );
+    console.log(`a new ask showed ${shownAfter} ms after the worker was stopped; the header went ${seen.join(" → ")}, leaving Live after ${leftLive} ms`);
     // Said at once (the port's end), not when a timer happens to wake the worker 15 s later; and
     // the new worker is started by the panel itself, so the ask shows well within that timer.
     expect(leftLive).toBeLessThan(2_000);
