@@ -1,4 +1,5 @@
 import type { Ask, Reply } from "@loopback/shared/generated/types";
+import { SvelteSet } from "svelte/reactivity";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { RelayError, describeError } from "../relay/relay-error";
 import type { Session } from "../base/session";
@@ -39,8 +40,20 @@ export class Draft {
   confirmingDismiss = $state(false);
   sending = $state(false);
   error = $state<string | null>(null);
-  held = $state<Held | null>(null);
+  #held = $state<Held | null>(null);
   timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(readonly askId = "") {}
+
+  get held(): Held | null {
+    return this.#held;
+  }
+
+  set held(held: Held | null) {
+    this.#held = held;
+    if (held?.reason === "offline") offline.add(this.askId);
+    else offline.delete(this.askId);
+  }
 
   /** While a reply is on its way (or held back), what it was built from must not change. */
   get locked(): boolean {
@@ -54,9 +67,13 @@ export class Draft {
 
 const drafts = new Map<string, Draft>();
 
+/** The asks whose reply is held until the relay can be reached, so the inbox can name them. */
+const offline = new SvelteSet<string>();
+export const heldForRelay = (): string[] => [...offline];
+
 export function draftFor(askId: string): Draft {
   let draft = drafts.get(askId);
-  if (!draft) drafts.set(askId, (draft = new Draft()));
+  if (!draft) drafts.set(askId, (draft = new Draft(askId)));
   return draft;
 }
 
@@ -64,6 +81,7 @@ export function forgetDraft(askId: string): void {
   const draft = drafts.get(askId);
   clearTimeout(draft?.timer);
   drafts.delete(askId);
+  offline.delete(askId);
 }
 
 /**

@@ -4,13 +4,13 @@ import type { Reply } from "@loopback/shared/generated/types";
 export const SENT_NOTICE_MS = 6_000;
 
 /** What a reply does, as the person reads it while it is held and once it is sent. */
-export const REPLY_WORDS: Record<Reply["outcome"], { holding: string; sent: string }> = {
-  approved: { holding: "Approving", sent: "Approved" },
-  changes_requested: { holding: "Requesting changes", sent: "Changes requested" },
-  dismissed: { holding: "Dismissing", sent: "Dismissed" },
-  answered: { holding: "Sending your answer", sent: "Answer sent" },
-  responded: { holding: "Sending your replies", sent: "Replies sent" },
-  follow_up: { holding: "Asking back", sent: "Asked back" },
+export const REPLY_WORDS: Record<Reply["outcome"], { holding: string; sent: string; kept: string }> = {
+  approved: { holding: "Approving", sent: "Approved", kept: "your approval of" },
+  changes_requested: { holding: "Requesting changes", sent: "Changes requested", kept: "your changes requested on" },
+  dismissed: { holding: "Dismissing", sent: "Dismissed", kept: "your dismissal of" },
+  answered: { holding: "Sending your answer", sent: "Answer sent", kept: "your answer to" },
+  responded: { holding: "Sending your replies", sent: "Replies sent", kept: "your replies on" },
+  follow_up: { holding: "Asking back", sent: "Asked back", kept: "your question back on" },
 };
 
 export interface SentNote {
