@@ -93,7 +93,8 @@ describe("the web inbox", () => {
     // At phone width the ask has the screen to itself, and nothing spills sideways.
     expect(await phone.locator(".list-pane").count()).toBe(0);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-    await phone.getByRole("button", { name: /^Approve/ }).click();
+    await phone.getByRole("button", { name: /Approve/ }).click();
+    await phone.locator("[data-held=undo]").getByRole("button", { name: "Send now" }).click();
     expect((await waiting).reply).toEqual({ outcome: "approved" });
     await phone.getByRole("button", { name: "Inbox", exact: true }).click();
     await row(phone, "Copy for the empty state").waitFor({ timeout: STEP_MS });
