@@ -181,8 +181,8 @@ async function serve(config: Config): Promise<void> {
   }
   // Minted only once the port is held: a start that cannot listen leaves the store as it found it,
   // so the next start still prints the first tokens. Nobody holds them before they are printed.
-  const firstStart = await mintFirstTokens(running);
   console.log(`Loopback relay on ${running.url} (${config.databaseUrl ? `PostgreSQL at ${redacted(config.databaseUrl)}` : `data in ${config.dataDir}`})`);
+  const firstStart = await mintFirstTokens(running);
   if (!config.databaseUrl) writeFileSync(join(config.dataDir, PUBLIC_URL_FILE), `${config.publicUrl}\n`, { mode: 0o600 });
   if (firstStart) {
     const { person, own, agent } = firstStart;
@@ -204,13 +204,15 @@ async function serve(config: Config): Promise<void> {
       ].join("\n"),
     );
   }
-  serving(config.dataDir);
-  restartOnSignal(running, config.dataDir);
+  // A relay on PostgreSQL keeps nothing in the data directory: no pid file (`kill -HUP` restarts it).
+  const pidDir = config.databaseUrl ? undefined : config.dataDir;
+  serving(pidDir);
+  restartOnSignal(running, pidDir);
   // Once: a terminal's Ctrl+C can reach the relay twice (from it and from a launcher such as npx).
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= running.stop().then(() => {
-      leaving(config.dataDir);
+      leaving(pidDir);
       process.exit(0);
     }));
   process.on("SIGINT", stop);

@@ -50,15 +50,15 @@ export function predecessorLetGo(): Promise<void> | undefined {
  * one it listens, and under systemd (`Type=notify`, `NotifyAccess=all`) the service's main process
  * becomes this one before the old one leaves.
  */
-export function serving(dataDir: string): void {
-  writeFileSync(pidFile(dataDir), `${process.pid}\n`);
+export function serving(dataDir: string | undefined): void {
+  if (dataDir) writeFileSync(pidFile(dataDir), `${process.pid}\n`);
   if (process.env.NOTIFY_SOCKET) Bun.spawnSync(["systemd-notify", "--ready", `--pid=${process.pid}`], { stdout: "ignore", stderr: "inherit" });
   if (process.env[TAKES_OVER]) process.send?.("listening");
 }
 
 /** Leaves the pid file to the next process, or removes it when none took over. */
-export function leaving(dataDir: string): void {
-  if (runningPid(dataDir) === process.pid) rmSync(pidFile(dataDir), { force: true });
+export function leaving(dataDir: string | undefined): void {
+  if (dataDir && runningPid(dataDir) === process.pid) rmSync(pidFile(dataDir), { force: true });
 }
 
 /**
@@ -66,7 +66,7 @@ export function leaving(dataDir: string): void {
  * listens, stops listening, hands over, lets go of the store and exits. A next process that fails to
  * start leaves this one serving.
  */
-export function restartOnSignal(running: Running, dataDir: string): void {
+export function restartOnSignal(running: Running, dataDir: string | undefined): void {
   let restarting = false;
   process.on("SIGHUP", () => {
     if (restarting) return;
@@ -91,7 +91,7 @@ export function restartOnSignal(running: Running, dataDir: string): void {
       if (!restarting) return;
       restarting = false;
       console.error(`Planned restart: the next process exited (${code}) before it listened; this one serves on.`);
-      writeFileSync(pidFile(dataDir), `${process.pid}\n`);
+      if (dataDir) writeFileSync(pidFile(dataDir), `${process.pid}\n`);
     });
   });
 }

@@ -100,7 +100,7 @@ test("serve --port, --host and --data are where the relay listens and keeps its 
 
   const created = cli(["token", "create", "--person", "first", "--agent", "--data", data]);
   expect(created.exitCode).toBe(0);
-  expect(created.stdout).toContain(`claude mcp add --transport http loopback ${url}/mcp`);
+  expect(created.stdout).toContain(`claude mcp add -s user --transport http loopback ${url}/mcp`);
   const agent = created.stdout.trimEnd().split("\n").at(-1)!;
   expect((await new Person(url, agent).api("GET", "/whoami")).status).toBe(200);
 
