@@ -115,7 +115,8 @@ describe("PostgreSQL going away under 2 relays behind HAProxy, 100 agents waitin
     r = await Replicas.start(2, {
       throughProxy: true,
       // Progress every second shows a wait goes on through the outage; the budget outlasts the test.
-      env: { LOOPBACK_PROGRESS_EVERY_S: "1", LOOPBACK_WAIT_BUDGET_S: "600" },
+      // Each fault's 100 agents ask on one token, and an ask left open by a fault before stays open.
+      env: { LOOPBACK_PROGRESS_EVERY_S: "1", LOOPBACK_WAIT_BUDGET_S: "600", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "1000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "1000" },
     });
     const personToken = await r.token("ada");
     const agentToken = await r.token("ada", { agent: true });

@@ -1,10 +1,12 @@
 // Every per-token cap holds when requests race for its last places on two replicas at once: 60
 // requests, half to each replica, with every cap at 5, get exactly 5 through and 55 refusals with the
-// cap's own Problem. Counted, then inserted, each replica saw room the other was filling.
+// cap's own Problem (MCP sessions: never more than 5 stored, since idle ones make room). Counted, then
+// inserted, each replica saw room the other was filling.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { LATEST_PROTOCOL_VERSION } from "@modelcontextprotocol/sdk/types.js";
 import { Agent } from "../support/agent.ts";
 import { Replicas } from "../support/replicas.ts";
+import { hashSecret } from "../../relay/src/ids.ts";
 
 const CAP = 5;
 const AT_ONCE = 60;
@@ -29,7 +31,7 @@ describe("two replicas, every cap at 5", () => {
   const race = (send: (url: string, i: number) => Promise<number>) => Promise.all(Array.from({ length: AT_ONCE }, (_, i) => send(r.urlOf(i % 2), i)));
   const tally = (statuses: (number | string)[]) => Object.fromEntries([...new Set(statuses)].map((s) => [s, statuses.filter((x) => x === s).length]));
 
-  test("MCP sessions: 5 initialized, 55 refused with sessions.too_many", async () => {
+  test("MCP sessions: never more than 5 stored; the rest take an idle one's place or are refused with sessions.too_many", async () => {
     const token = await r.token("ada", { agent: true });
     const codes = await race(async (url, i) => {
       const res = await fetch(`${url}/mcp`, {
@@ -41,7 +43,11 @@ describe("two replicas, every cap at 5", () => {
       else await res.body?.cancel();
       return res.status;
     });
-    expect(tally(codes)).toEqual({ 200: CAP, 429: AT_ONCE - CAP });
+    // A new session at the cap lets the least recently used idle one go (clients that never close
+    // theirs must not lock a new one out), so how many are refused depends on the race; none is a 5xx.
+    expect(codes.every((c) => c === 200 || c === 429)).toBe(true);
+    const [{ n }] = await r.relays[0].rows<{ n: string }>("select count(*) as n from mcp_sessions where token_hash = $1", hashSecret(token));
+    expect(Number(n)).toBeLessThanOrEqual(CAP);
   });
 
   test("event tickets: 5 issued, 55 refused with ticket.too_many", async () => {
