@@ -181,29 +181,29 @@ async function serve(config: Config): Promise<void> {
   }
   // Minted only once the port is held: a start that cannot listen leaves the store as it found it,
   // so the next start still prints the first tokens. Nobody holds them before they are printed.
-  console.log(`Loopback relay on ${running.url} (${config.databaseUrl ? `PostgreSQL at ${redacted(config.databaseUrl)}` : `data in ${config.dataDir}`})`);
   const firstStart = await mintFirstTokens(running);
   if (!config.databaseUrl) writeFileSync(join(config.dataDir, PUBLIC_URL_FILE), `${config.publicUrl}\n`, { mode: 0o600 });
+  const lines = [`Loopback relay on ${running.url} (${config.databaseUrl ? `PostgreSQL at ${redacted(config.databaseUrl)}` : `data in ${config.dataDir}`})`];
   if (firstStart) {
     const { person, own, agent } = firstStart;
     const extension = SHIPPED === "clone" ? "`npm run build`, load extension/.output/chrome-mv3 (see README), then in its options" : "in the Loopback extension's options";
-    console.log(
-      [
-        "",
-        `First start: created the space "${DEFAULT_SPACE}" and ${person}. These tokens are shown only now.`,
-        "",
-        `Your token (for the inbox):     ${own}`,
-        `  Web inbox:   open ${config.publicUrl}/inbox/ and paste it.`,
-        `  Extension:   ${extension} enter ${config.publicUrl} and the token.`,
-        "",
-        `An agent token (for MCP):       ${agent}`,
-        mcpLines(config.publicUrl, agent),
-        "",
-        `More tokens: ${cliCommand()} token create --person ${person} --agent`,
-        "",
-      ].join("\n"),
+    lines.push(
+      "",
+      `First start: created the space "${DEFAULT_SPACE}" and ${person}. These tokens are shown only now.`,
+      "",
+      `Your token (for the inbox):     ${own}`,
+      `  Web inbox:   open ${config.publicUrl}/inbox/ and paste it.`,
+      `  Extension:   ${extension} enter ${config.publicUrl} and the token.`,
+      "",
+      `An agent token (for MCP):       ${agent}`,
+      mcpLines(config.publicUrl, agent),
+      "",
+      `More tokens: ${cliCommand()} token create --person ${person} --agent`,
+      "",
     );
   }
+  // One write: whoever reads the log for where the relay listens finds the first tokens with it.
+  console.log(lines.join("\n"));
   // A relay on PostgreSQL keeps nothing in the data directory: no pid file (`kill -HUP` restarts it).
   const pidDir = config.databaseUrl ? undefined : config.dataDir;
   serving(pidDir);

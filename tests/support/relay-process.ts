@@ -127,7 +127,8 @@ export class RelayProcess {
       if (proc.exitCode !== null) throw new Error(`relay exited (${proc.exitCode}):\n${this.#log}`);
       try {
         const res = await fetch(`${this.url}/api/v1/whoami`);
-        if (res.status === 401) return this;
+        // Serving, and it said so (with the first tokens, on a first start): the log is what tests read.
+        if (res.status === 401 && this.#log.includes("Loopback relay on")) return this;
       } catch {}
       await Bun.sleep(25);
     }
