@@ -9,7 +9,7 @@ import { prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../schema.ts";
 import type { AppendOutcome, AskChange, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
-import { stateOf } from "../../asks/ask-as-of.ts";
+import { stateOf } from "../ask-as-of.ts";
 
 type AskRow = typeof asks.$inferSelect;
 type EntryRow = typeof entries.$inferSelect;
