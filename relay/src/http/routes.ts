@@ -7,7 +7,7 @@ import { problem } from "@loopback/shared/problems";
 import { MAX_BODY_BYTES, MAX_REPLY_BYTES } from "@loopback/shared/ask-rules/index";
 import type { Relay } from "../relay.ts";
 import { assertPerson } from "../auth/who-sees-an-ask.ts";
-import { readCappedBody } from "./read-capped-body.ts";
+import { readCappedBody } from "../read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
 import { downgradeAsk, downgradePage, downgradeSnapshot } from "../revisions/downgrade.ts";
 import { assertNotNewer, clientRevision, revisionHeaders } from "./revision-headers.ts";
