@@ -1,6 +1,5 @@
 // The one place asks are opened and answered (waiting for the person is asks/waiting.ts). REST, the
 // event socket and MCP are thin adapters over this class; it never sees a framework, a request or a socket.
-import * as v from "valibot";
 import type {
   Ask,
   AskPage,
@@ -30,6 +29,7 @@ import { canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
+import { parseShape } from "../parse-shape.ts";
 import type { AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
@@ -51,15 +51,6 @@ const INPUT_SCHEMAS = {
 /** Throws the first problem a rule found. */
 function assertOk(p: LoopbackProblem | null | undefined): void {
   if (p) throw p;
-}
-
-/** Parses `value` with a contract schema, refusing with `code` and the first issue's path. */
-export function parseShape<S extends v.GenericSchema>(schema: S, value: unknown, code: "input.invalid" | "body.invalid"): v.InferOutput<S> {
-  const res = v.safeParse(schema, value);
-  if (res.success) return res.output;
-  const issue = res.issues[0];
-  const path = v.getDotPath(issue);
-  throw problem(code, `${path ? `At \`${path}\`: ` : ""}${issue.message}.`);
 }
 
 function imageIds(blocks: Block[] | undefined): string[] {
