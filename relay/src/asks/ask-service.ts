@@ -25,7 +25,7 @@ import {
 } from "@loopback/shared/ask-rules/index";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
-import { canSee } from "../auth/who-sees-an-ask.ts";
+import { askSeenBy, canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
@@ -95,11 +95,8 @@ export class AskService {
     return this.waiting.withWaiting(ask);
   }
 
-  private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
-    const stored = await this.store.get(askId);
-    // Another space's ask, or another person's to an agent token, is as absent as one that never existed.
-    if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
-    return stored;
+  private load(caller: Caller, askId: string): Promise<VersionedAsk> {
+    return askSeenBy(this.store, caller, askId);
   }
 
   async get(caller: Caller, askId: string): Promise<Ask> {
