@@ -5,7 +5,7 @@ import { is, Table } from "drizzle-orm";
 import { getTableConfig as pgTable } from "drizzle-orm/pg-core";
 import { getTableConfig as sqliteTable } from "drizzle-orm/sqlite-core";
 import * as pg from "../../relay/src/storage/pg-schema.ts";
-import * as sqlite from "../../relay/src/storage/schema.ts";
+import * as sqlite from "../../relay/src/storage/sqlite/schema.ts";
 
 /** The SQL types each dialect gives one kind of value. */
 const SAME_TYPE: Record<string, string> = { text: "text", integer: "integer", blob: "bytes", bytea: "bytes" };

@@ -26,7 +26,7 @@ function generate(dialect: "sqlite" | "postgresql", schema: string, migrations: 
 }
 
 test.each([
-  ["SQLite", "sqlite", "schema.ts", "migrations"],
+  ["SQLite", "sqlite", "sqlite/schema.ts", "sqlite/migrations"],
   ["PostgreSQL", "postgresql", "pg-schema.ts", "pg-migrations"],
 ] as const)("the %s migrations hold the whole schema: drizzle-kit finds nothing to migrate", (_name, dialect, schema, migrations) => {
   const { exitCode, out } = generate(dialect, schema, migrations);

@@ -2,7 +2,7 @@
 // replicas on one database), else the SQLite file in `LOOPBACK_DATA` (one relay).
 import type { Config } from "../config.ts";
 import { openPgStore } from "./pg-store.ts";
-import { openSqliteStore } from "./sqlite-store.ts";
+import { openSqliteStore } from "./sqlite/store.ts";
 import type { Store } from "./store.ts";
 
 export async function openStore(config: Pick<Config, "databaseUrl" | "dataDir">): Promise<Store> {

@@ -1,7 +1,7 @@
-// The relay's tables on PostgreSQL: the same tables, columns, indexes and names as `schema.ts` (a test
+// The relay's tables on PostgreSQL: the same tables, columns, indexes and names as `sqlite/schema.ts` (a test
 // holds them together), so one set of queries serves both stores. Times stay ISO text, as on SQLite,
 // so they compare the same way in both. Change a table in both files, then write both migrations (see
-// the head of schema.ts).
+// the head of sqlite/schema.ts).
 import { customType, index, integer, pgTable, primaryKey, text, uniqueIndex } from "drizzle-orm/pg-core";
 
 /** Image bytes, as `Buffer` like SQLite's blob column gives them. */

@@ -11,7 +11,7 @@ import { newId } from "../ids.ts";
 import { DatabaseReach, guardedBy } from "./database-reach.ts";
 import type { Dialect, Query } from "./dialect.ts";
 import * as pgSchema from "./pg-schema.ts";
-import type * as schema from "./schema.ts";
+import type * as schema from "./sqlite/schema.ts";
 import { storeOver } from "./records/store-over.ts";
 import type { AskChange, FollowChange, Store } from "./store.ts";
 

@@ -5,7 +5,7 @@
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Caller, TokenKind } from "../auth/caller.ts";
 import type { DatabaseReach } from "./database-reach.ts";
-import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./schema.ts";
+import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./sqlite/schema.ts";
 
 /** An ask as stored, with what only the relay needs to know about it. */
 export interface VersionedAsk {

@@ -1,5 +1,5 @@
 // Tokens, the people they act for and their spaces. The lookup reads the database on every request
-// (SQLite's store holds lookups in front of it: cached-tokens.ts),
+// (SQLite's store holds lookups in front of it: sqlite/cached-tokens.ts),
 // so a token revoked on one replica is refused by every replica from its commit on.
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
 import type { Caller } from "../../auth/caller.ts";
