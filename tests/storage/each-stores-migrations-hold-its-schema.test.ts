@@ -27,7 +27,7 @@ function generate(dialect: "sqlite" | "postgresql", schema: string, migrations: 
 
 test.each([
   ["SQLite", "sqlite", "sqlite/schema.ts", "sqlite/migrations"],
-  ["PostgreSQL", "postgresql", "pg-schema.ts", "pg-migrations"],
+  ["PostgreSQL", "postgresql", "postgres/schema.ts", "postgres/pg-migrations"],
 ] as const)("the %s migrations hold the whole schema: drizzle-kit finds nothing to migrate", (_name, dialect, schema, migrations) => {
   const { exitCode, out } = generate(dialect, schema, migrations);
   expect(exitCode).toBe(0);

@@ -1,6 +1,6 @@
 // What differs between the two stores, and nothing else: how a write commits, how a change is told to
 // the other replicas, and time arithmetic. The records (`records/*.ts`) are one set of drizzle queries
-// over this; `sqlite/store.ts` and `pg-store.ts` each supply one.
+// over this; `sqlite/store.ts` and `postgres/store.ts` each supply one.
 import type { Column, SQL } from "drizzle-orm";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import type * as schema from "./sqlite/schema.ts";

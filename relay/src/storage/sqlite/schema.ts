@@ -1,4 +1,4 @@
-// The relay's tables. Change a table here and the same way in `pg-schema.ts` (a test compares them),
+// The relay's tables. Change a table here and the same way in `postgres/schema.ts` (a test compares them),
 // then run `npx drizzle-kit generate --name WHAT` and `npx drizzle-kit generate --config
 // drizzle.pg.config.ts --name WHAT` in relay/ to write each store's numbered migration, applied at start.
 import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
