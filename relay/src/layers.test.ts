@@ -9,8 +9,8 @@ const src = import.meta.dir;
 
 /** Each layer, lowest first, by the files and folders (ending in `/`) it holds. */
 const LAYERS: { name: string; holds: string[] }[] = [
-  // What every part reads: time, ids, logs, settings, who a request acts for, the older revisions' shapes.
-  { name: "basics", holds: ["clock.ts", "ids.ts", "build-stamp.ts", "shipped.ts", "config.ts", "parse-shape.ts", "read-capped-body.ts", "auth/caller.ts", "logging/", "revisions/"] },
+  // What every part reads: time, ids, logs, settings, input checks, the older revisions' shapes.
+  { name: "basics", holds: ["clock.ts", "ids.ts", "build-stamp.ts", "shipped.ts", "config.ts", "parse-shape.ts", "read-capped-body.ts", "logging/", "revisions/"] },
   { name: "storage", holds: ["storage/"] },
   { name: "domain", holds: ["auth/", "limits/", "asks/", "uploads/", "push/", "upkeep/"] },
   { name: "adapters", holds: ["http/", "events/", "mcp/", "metrics/"] },

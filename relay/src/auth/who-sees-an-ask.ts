@@ -4,7 +4,7 @@
 // another person's asks in the same space are as absent to it as another space's.
 import type { Ask } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "../storage/caller.ts";
 import type { AskRecords, VersionedAsk } from "../storage/store.ts";
 
 export function canSee(caller: Caller, spaceId: string, ask: Ask): boolean {

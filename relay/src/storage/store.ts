@@ -3,7 +3,7 @@
 // on one database). Nothing here is cached between calls: with replicas, another process may have
 // written since, so every read asks the database.
 import type { Ask } from "@loopback/shared/generated/types";
-import type { Caller, TokenKind } from "../auth/caller.ts";
+import type { Caller, TokenKind } from "./caller.ts";
 import type { DatabaseReach } from "./database-reach.ts";
 import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./sqlite/schema.ts";
 

@@ -4,7 +4,7 @@
 // other connection to the file (the CLI's `token revoke`) moves SQLite's `data_version`, read before
 // every lookup, which forgets everything held. So a token revoked anywhere is refused from its commit
 // on, as before. Never in front of PostgreSQL, whose other replicas revoke without telling this one.
-import type { Caller } from "../../auth/caller.ts";
+import type { Caller } from "../caller.ts";
 import type { TokenRecords } from "../store.ts";
 
 /** Tokens held at most; a relay serves a handful. */
