@@ -210,9 +210,9 @@ export class AskService {
     const shown = this.withWaiting(after);
     this.bus.publish(caller.spaceId, "ask.updated", shown, before.version + 1);
     this.waiting.wake(after.id);
-    // The writer's answer goes out before the woken calls' results, as it always did: answered first,
-    // an agent's next turn could reach the inbox before the person's own 200, and the side panel
-    // would show that turn with the words just sent still in its draft (a browser test caught it).
+    // The writer's answer goes out before the woken calls' results: answered first, an agent's next
+    // turn could reach the inbox before the person's own 200, and the side panel would show that turn
+    // with the words just sent still in its draft.
     return shown;
   }
 }

@@ -1,6 +1,6 @@
 // Waiting for the person: which calls and task leases follow which ask, handing each reply over once.
-// The ask service owns the turns; this class owns who waits for them (the MCP side owns its calls'
-// and tasks' records).
+// The ask service owns the turns; this class owns who waits for them, in memory. The records that
+// let a call or task outlive a restart are the MCP side's (mcp/blocking-call.ts, mcp/task-store.ts).
 import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";

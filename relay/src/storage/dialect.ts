@@ -25,7 +25,7 @@ export interface Dialect {
   /**
    * A statement for inside transactions, built once with placeholders and run on `tx`. SQLite prepares
    * it once (a transaction there is its one connection's, so any statement of that connection is in
-   * it): building a statement anew cost ~0.3 ms after a pause (issue 16). PostgreSQL builds it on each
+   * it): building a statement anew costs ~0.3 ms after a pause. PostgreSQL builds it on each
    * transaction's connection, where postgres.js prepares each text itself.
    */
   statement(name: string, build: (q: Query) => Preparable): (tx: Query, params: Record<string, unknown>) => Promise<unknown>;
