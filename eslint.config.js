@@ -14,7 +14,6 @@ export default ts.config(
       "**/.loopback/",
       "**/.tsp-out/",
       "revisions/",
-      "relay/drizzle/",
     ],
   },
   js.configs.recommended,

@@ -2,6 +2,6 @@ import { defineConfig } from "drizzle-kit";
 
 export default defineConfig({
   dialect: "sqlite",
-  schema: "./src/storage/schema.ts",
-  out: "./src/storage/migrations",
+  schema: "./src/storage/sqlite/schema.ts",
+  out: "./src/storage/sqlite/migrations",
 });

@@ -61,6 +61,7 @@ const STEPS: Step[] = [
   { name: "ship: the single executable and the package", cmd: ["bun", "test", "tests/ship"], counts: bunCounts },
   { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", cmd: ["bun", "test", "tests/store"], counts: bunCounts },
   { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
+  { name: "relay structure: no import from a layer above", cmd: ["bun", "test", "relay/src"], counts: bunCounts },
   { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },

@@ -12,8 +12,8 @@ const DIST = join(ROOT, "dist");
 const WEB = join(ROOT, "extension/.output/web");
 /** What the relay reads at run time, by the folder it looks in beside its code (see shipped.ts). */
 const FILES: Record<string, string> = {
-  migrations: join(ROOT, "relay/src/storage/migrations"),
-  "pg-migrations": join(ROOT, "relay/src/storage/pg-migrations"),
+  migrations: join(ROOT, "relay/src/storage/sqlite/migrations"),
+  "pg-migrations": join(ROOT, "relay/src/storage/postgres/pg-migrations"),
   web: WEB,
 };
 

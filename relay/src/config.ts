@@ -2,7 +2,6 @@
 import { resolve } from "node:path";
 import { buildStamp } from "./build-stamp.ts";
 import { LOG_LEVELS, type LogFormat, type LogLevelName } from "./logging/log.ts";
-import { DEFAULT_RETENTION_DAYS } from "./upkeep/retention.ts";
 
 export interface Config {
   host: string;
@@ -98,6 +97,7 @@ export const DEFAULT_MAX_DEVICES_PER_PERSON = 20;
 export const DEFAULT_IDLE_TIMEOUT_S = 30;
 export const DEFAULT_UPLOAD_QUOTA_TOKEN_MB = 200;
 export const DEFAULT_UPLOAD_QUOTA_SPACE_MB = 1_000;
+export const DEFAULT_RETENTION_DAYS = 90;
 
 export function configFromEnv(env: Record<string, string | undefined> = process.env): Config {
   const host = env.LOOPBACK_HOST || "127.0.0.1";

@@ -20,7 +20,7 @@ import { openStore } from "./storage/open-store.ts";
 import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
 import { problem, LoopbackProblem } from "@loopback/shared/problems";
-import { askAsOf } from "./asks/ask-as-of.ts";
+import { askAsOf } from "./storage/ask-as-of.ts";
 import { isDatabaseAway } from "./storage/database-reach.ts";
 
 /**

@@ -5,7 +5,7 @@ import { applyFollowUpAnswer, applyReply, openAsk } from "@loopback/shared/ask-r
 import type { Ask } from "@loopback/shared/generated/types";
 import postgres from "postgres";
 import { newId } from "../../relay/src/ids.ts";
-import { ASK_CHANNEL } from "../../relay/src/storage/pg-store.ts";
+import { ASK_CHANNEL } from "../../relay/src/storage/postgres/store.ts";
 import type { AskChange, Store } from "../../relay/src/storage/store.ts";
 import { Stores } from "../support/stores.ts";
 

@@ -4,8 +4,8 @@ import { expect, test } from "bun:test";
 import { is, Table } from "drizzle-orm";
 import { getTableConfig as pgTable } from "drizzle-orm/pg-core";
 import { getTableConfig as sqliteTable } from "drizzle-orm/sqlite-core";
-import * as pg from "../../relay/src/storage/pg-schema.ts";
-import * as sqlite from "../../relay/src/storage/schema.ts";
+import * as pg from "../../relay/src/storage/postgres/schema.ts";
+import * as sqlite from "../../relay/src/storage/sqlite/schema.ts";
 
 /** The SQL types each dialect gives one kind of value. */
 const SAME_TYPE: Record<string, string> = { text: "text", integer: "integer", blob: "bytes", bytea: "bytes" };
@@ -47,7 +47,7 @@ test("every table has the same columns, types, keys and indexes in both schemas"
   const pgTables = new Map(tablesOf(pg));
   for (const [name, table] of tablesOf(sqlite)) {
     const theirs = pgTables.get(name);
-    expect(theirs, `pg-schema.ts has no ${name}`).toBeDefined();
+    expect(theirs, `postgres/schema.ts has no ${name}`).toBeDefined();
     expect(shape(pgTable(theirs as any))).toEqual(shape(sqliteTable(table as any)));
   }
 });

@@ -26,8 +26,8 @@ function generate(dialect: "sqlite" | "postgresql", schema: string, migrations: 
 }
 
 test.each([
-  ["SQLite", "sqlite", "schema.ts", "migrations"],
-  ["PostgreSQL", "postgresql", "pg-schema.ts", "pg-migrations"],
+  ["SQLite", "sqlite", "sqlite/schema.ts", "sqlite/migrations"],
+  ["PostgreSQL", "postgresql", "postgres/schema.ts", "postgres/pg-migrations"],
 ] as const)("the %s migrations hold the whole schema: drizzle-kit finds nothing to migrate", (_name, dialect, schema, migrations) => {
   const { exitCode, out } = generate(dialect, schema, migrations);
   expect(exitCode).toBe(0);

@@ -4,14 +4,14 @@ import { afterAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
-import { openPgStore } from "../../relay/src/storage/pg-store.ts";
+import { openPgStore } from "../../relay/src/storage/postgres/store.ts";
 import { ROOT } from "../support/relay-process.ts";
 import { Stores } from "../support/stores.ts";
 
 const stores = new Stores();
 afterAll(() => stores.dispose());
 
-const journal = JSON.parse(readFileSync(join(ROOT, "relay/src/storage/pg-migrations/meta/_journal.json"), "utf8")) as { entries: unknown[] };
+const journal = JSON.parse(readFileSync(join(ROOT, "relay/src/storage/postgres/pg-migrations/meta/_journal.json"), "utf8")) as { entries: unknown[] };
 
 test("three replicas starting together on an empty database apply each migration once and all serve it", async () => {
   const url = (await stores.server()).createDatabase("empty");

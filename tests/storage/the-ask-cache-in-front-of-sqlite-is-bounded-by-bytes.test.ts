@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { openAsk } from "@loopback/shared/ask-rules/index";
 import { CachedAsks } from "../../relay/src/asks/cached-asks.ts";
 import { newId } from "../../relay/src/ids.ts";
-import { openSqliteStore } from "../../relay/src/storage/sqlite-store.ts";
+import { openSqliteStore } from "../../relay/src/storage/sqlite/store.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "loopback-cache-"));
 const store = openSqliteStore(dir);

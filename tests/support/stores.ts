@@ -3,8 +3,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openPgStore } from "../../relay/src/storage/pg-store.ts";
-import { openSqliteStore } from "../../relay/src/storage/sqlite-store.ts";
+import { openPgStore } from "../../relay/src/storage/postgres/store.ts";
+import { openSqliteStore } from "../../relay/src/storage/sqlite/store.ts";
 import type { Store } from "../../relay/src/storage/store.ts";
 import { PostgresServer } from "./postgres.ts";
 

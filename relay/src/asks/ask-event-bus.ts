@@ -5,7 +5,7 @@
 // frames go out in the order it changed, whether a change was made here or heard from another
 // replica (whose notice may arrive after this replica read, or made, a later version).
 import type { Ask, AskEvent } from "@loopback/shared/generated/types";
-import { askAsOf, stateOf, type AskState } from "./ask-as-of.ts";
+import { askAsOf, stateOf, type AskState } from "../storage/ask-as-of.ts";
 
 /** Asks whose newest published version is remembered: the most recently published. */
 const REMEMBERED = 100_000;

@@ -1,6 +1,5 @@
 // The one place asks are opened and answered (waiting for the person is asks/waiting.ts). REST, the
 // event socket and MCP are thin adapters over this class; it never sees a framework, a request or a socket.
-import * as v from "valibot";
 import type {
   Ask,
   AskPage,
@@ -26,10 +25,11 @@ import {
 } from "@loopback/shared/ask-rules/index";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
-import { canSee } from "../auth/who-sees-an-ask.ts";
+import { askSeenBy, canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
+import { parseShape } from "../parse-shape.ts";
 import type { AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
@@ -51,15 +51,6 @@ const INPUT_SCHEMAS = {
 /** Throws the first problem a rule found. */
 function assertOk(p: LoopbackProblem | null | undefined): void {
   if (p) throw p;
-}
-
-/** Parses `value` with a contract schema, refusing with `code` and the first issue's path. */
-export function parseShape<S extends v.GenericSchema>(schema: S, value: unknown, code: "input.invalid" | "body.invalid"): v.InferOutput<S> {
-  const res = v.safeParse(schema, value);
-  if (res.success) return res.output;
-  const issue = res.issues[0];
-  const path = v.getDotPath(issue);
-  throw problem(code, `${path ? `At \`${path}\`: ` : ""}${issue.message}.`);
 }
 
 function imageIds(blocks: Block[] | undefined): string[] {
@@ -104,11 +95,8 @@ export class AskService {
     return this.waiting.withWaiting(ask);
   }
 
-  private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
-    const stored = await this.store.get(askId);
-    // Another space's ask, or another person's to an agent token, is as absent as one that never existed.
-    if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
-    return stored;
+  private load(caller: Caller, askId: string): Promise<VersionedAsk> {
+    return askSeenBy(this.store, caller, askId);
   }
 
   async get(caller: Caller, askId: string): Promise<Ask> {
@@ -222,9 +210,9 @@ export class AskService {
     const shown = this.withWaiting(after);
     this.bus.publish(caller.spaceId, "ask.updated", shown, before.version + 1);
     this.waiting.wake(after.id);
-    // The writer's answer goes out before the woken calls' results, as it always did: answered first,
-    // an agent's next turn could reach the inbox before the person's own 200, and the side panel
-    // would show that turn with the words just sent still in its draft (a browser test caught it).
+    // The writer's answer goes out before the woken calls' results: answered first, an agent's next
+    // turn could reach the inbox before the person's own 200, and the side panel would show that turn
+    // with the words just sent still in its draft.
     return shown;
   }
 }

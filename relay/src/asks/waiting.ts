@@ -1,11 +1,11 @@
 // Waiting for the person: which calls and task leases follow which ask, handing each reply over once.
-// The ask service owns the turns; this class owns who waits for them (the MCP side owns its calls'
-// and tasks' records).
+// The ask service owns the turns; this class owns who waits for them, in memory. The records that
+// let a call or task outlive a restart are the MCP side's (mcp/blocking-call.ts, mcp/task-store.ts).
 import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
-import { canSee } from "../auth/who-sees-an-ask.ts";
+import { askSeenBy } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskRecords, VersionedAsk } from "../storage/store.ts";
@@ -77,10 +77,8 @@ export class Waiting {
     return { ...ask, waiting: this.isFollowed(ask.id) };
   }
 
-  private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
-    const stored = await this.store.get(askId);
-    if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
-    return stored;
+  private load(caller: Caller, askId: string): Promise<VersionedAsk> {
+    return askSeenBy(this.store, caller, askId);
   }
 
   /**

@@ -3,13 +3,13 @@
 // token (an index compares hashes, whose prefixes say nothing of the secret). The store is asked on every request (over SQLite, a
 // lookup held in memory is checked against the file's data_version), so a token revoked by any
 // process (the CLI, another replica) is refused from its commit on.
-import type { Caller, TokenKind } from "./caller.ts";
+import type { Caller, TokenKind } from "../storage/caller.ts";
 import { problem } from "@loopback/shared/problems";
 import type { Clock } from "../clock.ts";
 import { hashSecret, newId, newSecret } from "../ids.ts";
 import type { Store, TokenListing } from "../storage/store.ts";
 
-export type { Caller, TokenKind } from "./caller.ts";
+export type { Caller, TokenKind } from "../storage/caller.ts";
 
 export const DEFAULT_SPACE = "default";
 

@@ -4,11 +4,19 @@
 // another person's asks in the same space are as absent to it as another space's.
 import type { Ask } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
-import type { Caller } from "./caller.ts";
+import type { Caller } from "../storage/caller.ts";
+import type { AskRecords, VersionedAsk } from "../storage/store.ts";
 
 export function canSee(caller: Caller, spaceId: string, ask: Ask): boolean {
   if (spaceId !== caller.spaceId) return false;
   return caller.tokenKind === "person" || ask.raisedBy?.id === caller.person.id;
+}
+
+/** The stored ask `caller` may see: another space's, or another person's to an agent token, is as absent as one that never existed. */
+export async function askSeenBy(records: Pick<AskRecords, "get">, caller: Caller, askId: string): Promise<VersionedAsk> {
+  const stored = await records.get(askId);
+  if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
+  return stored;
 }
 
 /** The inbox itself (its snapshot, history, asks by id and event socket) is the person's, never an agent token's. */

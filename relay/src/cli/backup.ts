@@ -1,7 +1,7 @@
 // `loopback backup FILE`: a consistent copy of the relay's SQLite database, taken while it runs.
 // PostgreSQL has its own tools for this, and the command says which.
 import type { Config } from "../config.ts";
-import { backupSqlite } from "../storage/sqlite-backup.ts";
+import { backupSqlite } from "../storage/sqlite/backup.ts";
 
 export const PG_DUMP = 'pg_dump --format=custom --file=loopback.dump "$LOOPBACK_DATABASE_URL"';
 export const PG_RESTORE = 'pg_restore --clean --if-exists --no-owner --dbname="$LOOPBACK_DATABASE_URL" loopback.dump';

@@ -1,7 +1,7 @@
 // `loopback restore FILE`: puts a backup made by `loopback backup` in place of the relay's SQLite
 // database. The relay must be stopped first; the database it replaces is kept beside it.
 import type { Config } from "../config.ts";
-import { restoreSqlite } from "../storage/sqlite-backup.ts";
+import { restoreSqlite } from "../storage/sqlite/backup.ts";
 import { PG_RESTORE } from "./backup.ts";
 
 export function restore(file: string, config: Config): void {

@@ -1,11 +1,10 @@
 // Slows down guessing without locking anyone out. A token is checked first, and a valid one is always
 // let in: a token that works is not a guess. Refused tokens are counted per client address in the
 // store (so every replica sees every replica's count), and once an address has had too many refused
-// within the window, its further refused tokens are answered 429 instead of 401, so a client that
+// within the store's window, its further refused tokens are answered 429 instead of 401, so a client that
 // keeps retrying a dead token is told to back off.
 import type { FailureCountRecords } from "../storage/store.ts";
 
-export const FAILURE_WINDOW_MS = 60_000;
 export const MAX_FAILURES_PER_WINDOW = 20;
 
 export class FailureLimiter {

@@ -39,8 +39,8 @@ export interface StreamedCall {
 export function callStream(call: StreamedCall): Response {
   const { callId } = call;
   // A direct stream: each event is written to the socket when it is flushed, in the turn it is ready.
-  // A default stream's chunk went out only after whatever else that turn wrote (the person's `200`
-  // to the same reply, the record of the hand-over): after a pause, 0.4–0.9 ms later (issue 16).
+  // A default stream's chunk goes out only after whatever else that turn writes (the person's `200`
+  // to the same reply, the record of the hand-over): after a pause, 0.4–0.9 ms later.
   // The call runs from now, not from when Bun first pulls the body: what it writes before then waits.
   let controller: ReadableStreamDirectController | undefined;
   const early: string[] = [callId ? (call.readsPriming ? priming : opening)(callId, call.retryMs) : OPENED];

@@ -12,7 +12,7 @@ import type { Caller } from "../auth/gate.ts";
 import type { RevocationWatch } from "../auth/revocation-watch.ts";
 import { assertAllowedOrigin, assertOwnHost } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
-import { readCappedBody } from "../http/read-capped-body.ts";
+import { readCappedBody } from "../read-capped-body.ts";
 import { newId } from "../ids.ts";
 import type { SessionRecords } from "../storage/store.ts";
 import { BlockingCall, BlockingCalls, within, type OnProgress } from "./blocking-call.ts";

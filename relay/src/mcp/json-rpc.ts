@@ -17,8 +17,7 @@ const isId = (v: unknown): v is string | number => typeof v === "string" || Numb
 
 /**
  * One `tools/call` of a blocking tool, not as a task, in exactly the shape and with the headers the
- * SDK's transport accepts; anything else (a batch, a task, a malformed request) goes to the SDK, which
- * answers it as it always has.
+ * SDK's transport accepts; anything else (a batch, a task, a malformed request) goes to the SDK to answer.
  */
 export function blockingCallOf(request: Request, body: unknown): BlockingCallRequest | undefined {
   if (!isObject(body) || body.jsonrpc !== "2.0" || body.method !== "tools/call" || !isId(body.id)) return undefined;

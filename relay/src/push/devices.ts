@@ -3,7 +3,7 @@
 import * as schemas from "@loopback/shared/generated/schemas";
 import type { Loudness, PushDevice } from "@loopback/shared/generated/types";
 import { problem } from "@loopback/shared/problems";
-import { parseShape } from "../asks/ask-service.ts";
+import { parseShape } from "../parse-shape.ts";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";

@@ -1,9 +1,9 @@
 // What differs between the two stores, and nothing else: how a write commits, how a change is told to
 // the other replicas, and time arithmetic. The records (`records/*.ts`) are one set of drizzle queries
-// over this; `sqlite-store.ts` and `pg-store.ts` each supply one.
+// over this; `sqlite/store.ts` and `postgres/store.ts` each supply one.
 import type { Column, SQL } from "drizzle-orm";
 import type { BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import type * as schema from "./schema.ts";
+import type * as schema from "./sqlite/schema.ts";
 import type { AskChange, FollowChange } from "./store.ts";
 
 /**
@@ -25,7 +25,7 @@ export interface Dialect {
   /**
    * A statement for inside transactions, built once with placeholders and run on `tx`. SQLite prepares
    * it once (a transaction there is its one connection's, so any statement of that connection is in
-   * it): building a statement anew cost ~0.3 ms after a pause (issue 16). PostgreSQL builds it on each
+   * it): building a statement anew costs ~0.3 ms after a pause. PostgreSQL builds it on each
    * transaction's connection, where postgres.js prepares each text itself.
    */
   statement(name: string, build: (q: Query) => Preparable): (tx: Query, params: Record<string, unknown>) => Promise<unknown>;

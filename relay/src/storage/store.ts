@@ -1,11 +1,12 @@
 // What the relay keeps, as the services will ask for it: one asynchronous interface per concern, with
 // one implementation over the SQLite file (one relay) and one over PostgreSQL (any number of replicas
-// on one database). Nothing here is cached between calls: with replicas, another process may have
-// written since, so every read asks the database.
+// on one database). The shared records read the database every time, since with replicas another
+// process may have written since; only on SQLite, one relay per file, are asks and token lookups held
+// in memory in front of them (asks/cached-asks.ts, sqlite/cached-tokens.ts).
 import type { Ask } from "@loopback/shared/generated/types";
-import type { Caller, TokenKind } from "../auth/caller.ts";
+import type { Caller, TokenKind } from "./caller.ts";
 import type { DatabaseReach } from "./database-reach.ts";
-import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./schema.ts";
+import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./sqlite/schema.ts";
 
 /** An ask as stored, with what only the relay needs to know about it. */
 export interface VersionedAsk {

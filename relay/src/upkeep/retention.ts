@@ -3,7 +3,6 @@
 // after the last replica could have pushed the same turn. Open asks are never removed.
 import type { Pruned, Store } from "../storage/store.ts";
 
-export const DEFAULT_RETENTION_DAYS = 90;
 /** How often a relay runs retention by itself (and once when it starts). */
 export const RETENTION_EVERY_MS = 24 * 60 * 60_000;
 const PUSH_NOTICES_KEPT_MS = 24 * 60 * 60_000;

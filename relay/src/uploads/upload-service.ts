@@ -10,7 +10,7 @@ import type { Clock } from "../clock.ts";
 import { hashSecret, newId, newSecret } from "../ids.ts";
 import type { UploadRecords } from "../storage/store.ts";
 import { refuseOverCap } from "../limits/per-token-cap.ts";
-import { readCapped } from "../http/read-capped-body.ts";
+import { readCapped } from "../read-capped-body.ts";
 import { isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
 
 export const UPLOAD_MAX_BYTES = 10 * 1024 * 1024;

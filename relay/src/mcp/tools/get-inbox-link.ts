@@ -1,5 +1,5 @@
 import * as schemas from "@loopback/shared/generated/schemas";
-import { parseShape } from "../../asks/ask-service.ts";
+import { parseShape } from "../../parse-shape.ts";
 import type { InstantTool } from "../tool.ts";
 
 export const getInboxLink: InstantTool = {

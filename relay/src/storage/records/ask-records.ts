@@ -6,10 +6,10 @@ import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { prepared, type Dialect } from "../dialect.ts";
-import type { asks, entries } from "../schema.ts";
+import type { asks, entries } from "../sqlite/schema.ts";
 import type { AppendOutcome, AskChange, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
-import { stateOf } from "../../asks/ask-as-of.ts";
+import { stateOf } from "../ask-as-of.ts";
 
 type AskRow = typeof asks.$inferSelect;
 type EntryRow = typeof entries.$inferSelect;

@@ -1,12 +1,13 @@
 // Refused tokens per address, counted in the store so guessing is slowed on every replica at once:
 // one upsert counts a failure in the current window or starts a new one, whichever replica sees it.
-// The same two calls as the limiter's in-memory counts (limits/failure-limiter.ts), awaited.
+// The limiter (limits/failure-limiter.ts) decides what a count means; the window is the store's.
 import { and, eq, gte, lt, sql } from "drizzle-orm";
-import { FAILURE_WINDOW_MS } from "../../limits/failure-limiter.ts";
 import type { Dialect } from "../dialect.ts";
 import type { FailureCountRecords } from "../store.ts";
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+export const FAILURE_WINDOW_MS = 60_000;
 
 export class SqlFailureCounts implements FailureCountRecords {
   constructor(

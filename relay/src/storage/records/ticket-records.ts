@@ -2,7 +2,7 @@
 // its socket on another. Redeeming deletes the row, so one redeemer on any replica gets it, and reads
 // the caller through the token, so a revoked token's tickets are refused wherever they are redeemed.
 import { and, count, eq, gt, isNull, lt } from "drizzle-orm";
-import type { Caller } from "../../auth/caller.ts";
+import type { Caller } from "../caller.ts";
 import type { Dialect, Query } from "../dialect.ts";
 import type { HeldCap, TicketRecords } from "../store.ts";
 

@@ -1,8 +1,8 @@
 // Tokens, the people they act for and their spaces. The lookup reads the database on every request
-// (SQLite's store holds lookups in front of it: cached-tokens.ts),
+// (SQLite's store holds lookups in front of it: sqlite/cached-tokens.ts),
 // so a token revoked on one replica is refused by every replica from its commit on.
 import { and, eq, inArray, isNotNull, isNull, sql } from "drizzle-orm";
-import type { Caller } from "../../auth/caller.ts";
+import type { Caller } from "../caller.ts";
 import { newId } from "../../ids.ts";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { TokenListing, TokenRecords } from "../store.ts";

@@ -7,7 +7,7 @@ import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { join } from "node:path";
 import { DB_FILE, prepareDataDir } from "./data-dir.ts";
 import * as schema from "./schema.ts";
-import { log } from "../logging/log.ts";
+import { log } from "../../logging/log.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 

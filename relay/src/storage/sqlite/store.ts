@@ -3,13 +3,13 @@
 // this process takes the same turns, because a second one waiting for the first's write lock would
 // block the only thread that could release it.
 import { sql, type Column } from "drizzle-orm";
-import { newId } from "../ids.ts";
+import { newId } from "../../ids.ts";
 import { openDb, type Db } from "./db.ts";
-import { Serial, type Dialect, type Query } from "./dialect.ts";
+import { Serial, type Dialect, type Query } from "../dialect.ts";
 import * as schema from "./schema.ts";
 import { CachedTokens } from "./cached-tokens.ts";
-import { storeOver } from "./records/store-over.ts";
-import type { Store } from "./store.ts";
+import { storeOver } from "../records/store-over.ts";
+import type { Store } from "../store.ts";
 
 const turnsByFile = new Map<string, Serial>();
 

@@ -1,4 +1,5 @@
-// Who a request acts for, once its token was let in (auth/gate.ts); the store reads and writes it.
+// Who a request acts for, once its token was let in (auth/gate.ts): the token and ticket records build
+// it from their rows, so it sits with them, below everything that asks for it.
 import type { Actor } from "@loopback/shared/generated/types";
 
 export type TokenKind = "person" | "agent";

@@ -7,13 +7,13 @@ import { PostgresJsSession, PostgresJsTransaction } from "drizzle-orm/postgres-j
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { join } from "node:path";
 import postgres from "postgres";
-import { newId } from "../ids.ts";
-import { DatabaseReach, guardedBy } from "./database-reach.ts";
-import type { Dialect, Query } from "./dialect.ts";
-import * as pgSchema from "./pg-schema.ts";
-import type * as schema from "./schema.ts";
-import { storeOver } from "./records/store-over.ts";
-import type { AskChange, FollowChange, Store } from "./store.ts";
+import { newId } from "../../ids.ts";
+import { DatabaseReach, guardedBy } from "../database-reach.ts";
+import type { Dialect, Query } from "../dialect.ts";
+import * as pgSchema from "./schema.ts";
+import type * as schema from "../sqlite/schema.ts";
+import { storeOver } from "../records/store-over.ts";
+import type { AskChange, FollowChange, Store } from "../store.ts";
 
 const MIGRATIONS = join(import.meta.dir, "pg-migrations");
 /** The channel every replica listens on for ask changes. */

@@ -1,11 +1,11 @@
 // Token lookups kept in memory in front of the SQLite file. Every request looks its token up, and
-// after a pause that three-table read was ~0.25 ms of a reply's way to the agent (issue 16). Nothing
+// after a pause that three-table read is ~0.25 ms of a reply's way to the agent. Nothing
 // held outlives a change: a revocation through here forgets the token at once, and a commit by any
 // other connection to the file (the CLI's `token revoke`) moves SQLite's `data_version`, read before
 // every lookup, which forgets everything held. So a token revoked anywhere is refused from its commit
-// on, as before. Never in front of PostgreSQL, whose other replicas revoke without telling this one.
-import type { Caller } from "../auth/caller.ts";
-import type { TokenRecords } from "./store.ts";
+// on. Never in front of PostgreSQL, whose other replicas revoke without telling this one.
+import type { Caller } from "../caller.ts";
+import type { TokenRecords } from "../store.ts";
 
 /** Tokens held at most; a relay serves a handful. */
 const HELD = 10_000;
