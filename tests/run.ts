@@ -42,6 +42,7 @@ const SQLITE_ONLY = new Set([
   "tests/relay/the-data-directory-is-private-to-its-user.test.ts",
   "tests/relay/the-cli-takes-flags-as-people-expect.test.ts",
   "tests/relay/a-backup-taken-while-agents-ask-restores-every-acknowledged-reply.test.ts",
+  "tests/faults/a-full-disk-refuses-writes-and-says-so.test.ts",
 ]);
 /** The test files of suites, for the pass that runs them on PostgreSQL. */
 const onPostgres = (...dirs: string[]) =>

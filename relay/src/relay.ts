@@ -16,6 +16,7 @@ import { PushDevices } from "./push/devices.ts";
 import { PushSender } from "./push/push-sender.ts";
 import { PushDestinations } from "./push/push-destinations.ts";
 import { vapidKeys, type VapidKeys } from "./push/vapid-keys.ts";
+import { TaskLifetimes } from "./mcp/task-lifetimes.ts";
 import { openStore } from "./storage/open-store.ts";
 import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
@@ -36,6 +37,8 @@ const authLog = log("auth");
 
 export class Relay {
   readonly clock = new Clock();
+  /** How long this relay has known each MCP task, so that a wall clock set forward or back moves no task's end. */
+  readonly taskLifetimes = new TaskLifetimes(this.clock);
   readonly bus = new AskEventBus();
   readonly gate: Gate;
   readonly asks: AskService;

@@ -5,6 +5,7 @@ import { upgradeEvents, eventSocket, type SocketData } from "./events/socket.ts"
 import { clientAddress } from "./http/client-address.ts";
 import { apiRoutes } from "./http/routes.ts";
 import { problemResponse } from "./http/problem-response.ts";
+import { readiness } from "./http/readiness.ts";
 import { revisionHeaders } from "./http/revision-headers.ts";
 import { webInbox } from "./http/web-inbox.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
@@ -74,6 +75,7 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         const url = requestUrl(request);
         // For load balancers and the benchmark's HTTP floor: answers without touching storage.
         if (url.pathname === "/healthz") return new Response(null, { status: 204, headers });
+        if (url.pathname === "/readyz") return readiness(relay.store, headers);
         if (url.pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
         // Every answer names the code behind it, MCP's and redirects included.
         const response = await route(request, url, address);

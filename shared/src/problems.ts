@@ -86,6 +86,7 @@ export const PROBLEMS = {
 
   // the relay's own state
   "database.unreachable": { status: 503, message: "The relay cannot reach its database right now; nothing was changed. Try again in a few seconds." },
+  "storage.full": { status: 503, message: "The relay's disk is full, so it cannot store anything right now; nothing was changed. Try again once its operator has freed space." },
 
   internal: { status: 500, message: "Something went wrong on the relay; nothing was changed." },
 } as const satisfies Record<string, { status: number; message: string }>;

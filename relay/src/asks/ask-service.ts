@@ -140,7 +140,7 @@ export class AskService {
     // An agent whose call was cut off (a crash, a client timeout) asks again with the same input: it
     // picks up the same ask, and any reply given meanwhile, instead of putting the question twice.
     const fingerprint = hashSecret(`${caller.person.id}\n${what.kind}\n${JSON.stringify(input)}`);
-    const reclaimSince = new Date(Date.now() - this.reclaimMs).toISOString();
+    const reclaimSince = new Date(this.clock.steadyWallMs() - this.reclaimMs).toISOString();
     const resumable = await this.store.findResumable(caller.spaceId, fingerprint, reclaimSince);
     if (resumable) return { askId: resumable.stored.ask.id, opened: false, reclaimed: resumable.reclaimed };
     const ask = openAsk(what.kind, input as any, {

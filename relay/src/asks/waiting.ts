@@ -107,7 +107,7 @@ export class Waiting {
       throw e;
     }
     this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
-    const started = Date.now();
+    const started = this.clock.monoMs();
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
     let stopping = this.#stopping;
@@ -127,7 +127,7 @@ export class Waiting {
       if (opts.budgetMs > 0) timers.push(setTimeout(() => wake(), opts.budgetMs));
       if (opts.onProgress && opts.progressEveryMs) {
         const every = opts.progressEveryMs;
-        timers.push(setInterval(() => opts.onProgress!(Date.now() - started), every));
+        timers.push(setInterval(() => opts.onProgress!(this.clock.monoMs() - started), every));
       }
       let retryMs = 0;
       for (;;) {
@@ -147,7 +147,7 @@ export class Waiting {
         }
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
         if (reply) return { askId, reply };
-        const waited = Date.now() - started;
+        const waited = this.clock.monoMs() - started;
         if (stopping || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return pending(askId, waited, stopping);
         await changed;
         changed = new Promise<void>((r) => (wake = r));

@@ -30,6 +30,7 @@ export interface SocketData {
   caller: Caller;
   /** The revision this client reads: every frame it is sent is of that revision. */
   revision: string;
+  /** Client frames counted since `since`, on the monotonic clock. */
   frames: { count: number; since: number };
   /** Its token was revoked: it is closing, and nothing more is sent to it. */
   revoked?: boolean;
@@ -85,7 +86,7 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
     // Counted from the upgrade until the socket opens (`open` takes it over, maybe within `upgrade`).
     bump(sockets.opening, id, 1);
     const ok = server.upgrade(request, {
-      data: { caller, revision, frames: { count: 0, since: Date.now() } },
+      data: { caller, revision, frames: { count: 0, since: performance.now() } },
       headers: { "Sec-WebSocket-Protocol": EVENTS_SUBPROTOCOL, ...headers },
     });
     if (!ok) {
@@ -246,7 +247,7 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     message(ws) {
       // Client frames are keepalives: accepted and ignored, within a rate.
       const f = ws.data.frames;
-      const now = Date.now();
+      const now = performance.now();
       if (now - f.since > 60_000) {
         f.count = 0;
         f.since = now;

@@ -118,7 +118,7 @@ export class McpEndpoint {
       return opened.response;
     } finally {
       session.active--;
-      session.lastSeen = Date.now();
+      this.#sessions.idleFrom(session);
     }
   }
 
@@ -169,7 +169,7 @@ export class McpEndpoint {
       ended: () => {
         request.signal.removeEventListener("abort", drop);
         if (session.calls.get(key) === call) session.calls.delete(key);
-        session.lastSeen = Date.now();
+        this.#sessions.idleFrom(session);
         written.resolve();
       },
     });

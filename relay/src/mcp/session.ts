@@ -18,6 +18,7 @@ import { McpTaskStore, TASK_POLL_INTERVAL_MS } from "./task-store.ts";
 import { assertTaskTtl } from "./task-ttl.ts";
 import { listing, toolError, toolResult, type ToolContext } from "./tool.ts";
 import { TOOLS, TOOLS_BY_NAME } from "./tools/index.ts";
+import type { TaskLifetimes } from "./task-lifetimes.ts";
 
 export const SERVER_INFO = { name: "loopback", title: "Loopback", version: "0.1.0" };
 
@@ -27,12 +28,13 @@ export interface McpServices {
   waiting: Waiting;
   uploads: UploadService;
   clock: Clock;
+  taskLifetimes: TaskLifetimes;
   config: Config;
   store: { calls: CallRecords; tasks: TaskRecords };
 }
 
 export function createMcpServer(services: McpServices, caller: Caller, calls: BlockingCalls): Server {
-  const taskStore = new McpTaskStore(services.waiting, services.store.tasks, services.clock, caller);
+  const taskStore = new McpTaskStore(services.waiting, services.store.tasks, services.clock, caller, services.taskLifetimes);
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: {},
@@ -93,7 +95,7 @@ export function createMcpServer(services: McpServices, caller: Caller, calls: Bl
     };
     try {
       // A task waits on the person as a call does: it counts among the token's waiting calls.
-      return await services.waiting.asTask(caller, () => services.store.tasks.workingFor(caller.tokenId, Date.now()), start);
+      return await services.waiting.asTask(caller, () => services.store.tasks.workingFor(caller.tokenId, services.clock.steadyWallMs()), start);
     } catch (e) {
       return { task: await taskStore.open(undefined, tool.name, 0, asTask, toolError(e)) };
     }

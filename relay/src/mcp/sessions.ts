@@ -32,6 +32,7 @@ export interface Session {
   active: number;
   /** SSE streams of the SDK's open now (the client's standing `GET` stream, a batch's stream). */
   streams: number;
+  /** When last used, and last written to its row, on the monotonic clock. */
   lastSeen: number;
   touched: number;
   /** Blocking calls on the relay's own streams, by JSON-RPC id, to cancel when the client says so. */
@@ -114,7 +115,7 @@ export class Sessions {
    * takes the stored id.
    */
   private async open(caller: Caller, row: SessionRow, initialize: unknown, replay = true): Promise<Session> {
-    const now = Date.now();
+    const now = this.services.clock.monoMs();
     const session = { tokenHash: caller.tokenHash, tokenId: caller.tokenId, rowId: row.id, active: 0, streams: 0, lastSeen: now, touched: now, calls: new Map() } as Session;
     session.server = this.serve(caller);
     session.transport = new WebStandardStreamableHTTPServerTransport({
@@ -137,12 +138,17 @@ export class Sessions {
 
   /** Marks the session used now; its row hears of it now and then. */
   seen(session: Session): void {
-    const now = Date.now();
+    const now = this.services.clock.monoMs();
     session.lastSeen = now;
     if (now - session.touched > TOUCH_EVERY_MS) {
       session.touched = now;
       void this.services.sessions.touch(session.id, this.services.clock.now()).catch(() => {});
     }
+  }
+
+  /** Marks the session idle from now: its last request or call has just ended. */
+  idleFrom(session: Session): void {
+    session.lastSeen = this.services.clock.monoMs();
   }
 
   /** The tokens whose sessions are in memory (a revoked one's end). */
@@ -152,11 +158,11 @@ export class Sessions {
 
   /** Idle sessions leave memory; sessions idle past their expiry, and their calls, leave the store. */
   private async sweep(): Promise<void> {
-    const now = Date.now();
+    const now = this.services.clock.monoMs();
     for (const [id, s] of this.#live) {
       if (s.active === 0 && s.calls.size === 0 && now - s.lastSeen > SESSION_IN_MEMORY_MS) this.drop(id);
     }
-    const before = new Date(now - this.services.config.sessionIdleMs).toISOString();
+    const before = new Date(this.services.clock.steadyWallMs() - this.services.config.sessionIdleMs).toISOString();
     const expired = await this.services.sessions.deleteIdle(before);
     for (const id of expired) this.drop(id);
     await this.services.calls.deleteForSessions(expired);

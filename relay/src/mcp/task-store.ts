@@ -8,6 +8,7 @@ import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { TaskRecords, TaskRow } from "../storage/store.ts";
+import type { TaskLifetimes } from "./task-lifetimes.ts";
 import { toolError, toolResult } from "./tool.ts";
 
 export const TASK_POLL_INTERVAL_MS = 500;
@@ -29,6 +30,7 @@ export class McpTaskStore implements TaskStore {
     private tasks: TaskRecords,
     private clock: Clock,
     private caller: Caller,
+    private lifetimes: TaskLifetimes,
   ) {}
 
   /**
@@ -53,6 +55,7 @@ export class McpTaskStore implements TaskStore {
       updatedAt: at,
     };
     await this.tasks.insert(row);
+    this.lifetimes.began(row.id, Date.parse(at));
     if (askId && !failed) await this.advance(row, opened);
     return toTask(row);
   }
@@ -84,9 +87,10 @@ export class McpTaskStore implements TaskStore {
   }
 
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    await this.tasks.sweep(Date.now());
+    this.lifetimes.sweep();
+    await this.tasks.sweep(this.clock.steadyWallMs());
     const rows = await this.tasks.list(this.caller.spaceId, PAGE, cursor, this.caller.tokenId);
-    const page = rows.slice(0, PAGE);
+    const page = rows.slice(0, PAGE).filter((row) => this.alive(row));
     return { tasks: page.map(toTask), ...(rows.length > PAGE ? { nextCursor: page.at(-1)!.id } : {}) };
   }
 
@@ -110,8 +114,14 @@ export class McpTaskStore implements TaskStore {
    * recorded stay the space's.
    */
   private async row(taskId: string): Promise<TaskRow | undefined> {
-    const row = await this.tasks.get(this.caller.spaceId, taskId, Date.now());
+    const row = await this.tasks.get(this.caller.spaceId, taskId, this.lifetimes.nowFor(taskId));
+    if (row) this.lifetimes.seen(taskId);
     return row && (row.tokenId === null || row.tokenId === this.caller.tokenId) ? row : undefined;
+  }
+
+  /** Whether a task is within its time to live, as this relay counts it (task-lifetimes.ts). */
+  private alive(row: TaskRow): boolean {
+    return row.ttlMs === null || Date.parse(row.createdAt) + row.ttlMs >= this.lifetimes.nowFor(row.id);
   }
 
   private async update(taskId: string, set: Partial<TaskRow>): Promise<TaskRow> {

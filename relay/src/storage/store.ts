@@ -6,6 +6,7 @@
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Caller, TokenKind } from "./caller.ts";
 import type { DatabaseReach } from "./database-reach.ts";
+import type { DiskSpace } from "./disk-space.ts";
 import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./sqlite/schema.ts";
 
 /** An ask as stored, with what only the relay needs to know about it. */
@@ -308,5 +309,7 @@ export interface Store {
   listen(onChange: (change: AskChange) => void, onReady?: () => void, onFollow?: (change: FollowChange) => void): Promise<{ close(): Promise<void> }>;
   /** Whether a database server can be reached now, for a store that has one (PostgreSQL). */
   readonly reach?: DatabaseReach;
+  /** Whether the SQLite file's filesystem has room to write, for a store kept in a file. */
+  readonly space?: DiskSpace;
   close(): Promise<void>;
 }

@@ -10,6 +10,7 @@ import * as schema from "./schema.ts";
 import { CachedTokens } from "./cached-tokens.ts";
 import { storeOver } from "../records/store-over.ts";
 import type { Store } from "../store.ts";
+import { DiskSpace } from "../disk-space.ts";
 
 const turnsByFile = new Map<string, Serial>();
 
@@ -27,7 +28,8 @@ export function sqliteDialect(db: Db, replica: string): Dialect {
       client.run("COMMIT");
       return result;
     } catch (e) {
-      client.run("ROLLBACK");
+      // SQLite may already have rolled back (a full disk, an I/O error): the error worth telling is `e`.
+      if (client.inTransaction) client.run("ROLLBACK");
       throw e;
     }
   };
@@ -66,7 +68,26 @@ export function sqliteDialect(db: Db, replica: string): Dialect {
 
 /** The store over the SQLite file in `dataDir`, brought up to date by its migrations. */
 export function openSqliteStore(dataDir: string): Store {
-  return sqliteStore(openDb(dataDir), { closeDb: true });
+  return withDiskSpace(new DiskSpace(dataDir), sqliteStore(openDb(dataDir), { closeDb: true }));
+}
+
+/** The store with every kind of record answering a full disk as `storage.full`. */
+function withDiskSpace(space: DiskSpace, store: Store): Store {
+  return {
+    ...store,
+    asks: space.guard(store.asks),
+    tokens: space.guard(store.tokens),
+    uploads: space.guard(store.uploads),
+    sessions: space.guard(store.sessions),
+    calls: space.guard(store.calls),
+    tasks: space.guard(store.tasks),
+    tickets: space.guard(store.tickets),
+    failures: space.guard(store.failures),
+    push: space.guard(store.push),
+    follows: space.guard(store.follows),
+    upkeep: space.guard(store.upkeep),
+    space,
+  };
 }
 
 /** The store over an open SQLite database. */
