@@ -81,10 +81,11 @@ const STEPS: Step[] = [
   { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"] },
 ];
 
-/** Debian's packages the browser tests drive, by the path each installs. */
+/** Debian's packages the browser tests drive, and libfaketime the clock-jump test runs a relay under, by the path each installs. */
 const BROWSERS = [
   { path: CHROMIUM, pkg: "chromium", env: "LOOPBACK_CHROMIUM" },
   { path: FIREFOX, pkg: "firefox-esr", env: "LOOPBACK_FIREFOX" },
+  { path: "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", pkg: "faketime", env: "(none)" },
 ];
 
 function ensureBrowsers(): void {
@@ -92,9 +93,9 @@ function ensureBrowsers(): void {
   if (!missing.length) return;
   if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
     const names = missing.map((b) => `${b.path} (Debian's \`${b.pkg}\`, or set ${b.env})`).join(" and ");
-    throw new Error(`The browser tests need ${names}.`);
+    throw new Error(`The tests need ${names}.`);
   }
-  console.log(`Installing Debian's ${missing.map((b) => b.pkg).join(" and ")} for the browser tests…`);
+  console.log(`Installing Debian's ${missing.map((b) => b.pkg).join(" and ")} for the tests…`);
   for (const cmd of [["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", ...missing.map((b) => b.pkg)]]) {
     const r = Bun.spawnSync(cmd, { stdout: "inherit", stderr: "inherit", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" } });
     if (r.exitCode !== 0) throw new Error(`${cmd.join(" ")} failed`);
@@ -137,7 +138,7 @@ let failed = 0;
 const broken: string[] = [];
 const started = Date.now();
 try {
-  if (!only.length || only.some((o) => "browser".startsWith(o))) ensureBrowsers();
+  if (!only.length || only.some((o) => "browser".startsWith(o) || "faults".startsWith(o))) ensureBrowsers();
 } catch (e) {
   console.error(String((e as Error).message));
   broken.push("browsers");
