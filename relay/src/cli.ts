@@ -12,6 +12,7 @@ import { Clock } from "./clock.ts";
 import { openStore } from "./storage/open-store.ts";
 import { startServer, type Running } from "./server.ts";
 import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
+import { approveHook } from "./hook/approve-hook.ts";
 
 const USAGE = `loopback — the relay between coding agents and their person
 
@@ -19,7 +20,9 @@ const USAGE = `loopback — the relay between coding agents and their person
   loopback token create --person NAME [--agent] [--space NAME]
                                           mint a token; it is printed alone on the last line
   loopback token list                     list tokens (never the tokens themselves)
-  loopback token revoke TOKEN_ID          revoke a token by the id \`token list\` shows`;
+  loopback token revoke TOKEN_ID          revoke a token by the id \`token list\` shows
+  loopback approve-hook                   Claude Code's PermissionRequest hook: asks the person in the
+                                          inbox (LOOPBACK_URL, LOOPBACK_TOKEN: an agent token)`;
 
 function mcpLines(config: Config, agentToken: string): string {
   const url = `${config.publicUrl}/mcp`;
@@ -142,6 +145,11 @@ async function tokenCommand(verb: string | undefined, rest: string[], config: Co
   }
 }
 
+async function approveHookCommand(): Promise<void> {
+  const out = await approveHook({ stdin: await Bun.stdin.text(), env: process.env, warn: (line) => console.error(line) });
+  if (out) console.log(out);
+}
+
 function fail(message: string): never {
   console.error(message);
   process.exit(2);
@@ -151,6 +159,7 @@ const [command, ...args] = process.argv.slice(2);
 try {
   if (command === "serve") await serve();
   else if (command === "token") await token(args);
+  else if (command === "approve-hook") await approveHookCommand();
   else fail(USAGE);
 } catch (e) {
   fail(e instanceof Error ? e.message : String(e));

@@ -75,7 +75,9 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     // Serialized only when some inbox of that space listens: an ask can be large.
     for (const revision of REVISIONS) {
       const t = topic(spaceId, revision);
-      if (srv.subscriberCount(t) > 0) srv.publish(t, JSON.stringify(downgradeEvent(event, revision)));
+      if (srv.subscriberCount(t) === 0) continue;
+      const frame = downgradeEvent(event, revision);
+      if (frame) srv.publish(t, JSON.stringify(frame));
     }
   });
   return {
@@ -102,7 +104,10 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
           if (ws.readyState !== WebSocket.OPEN) return;
           const first: SnapshotEvent = { type: "snapshot", snapshot };
           ws.send(JSON.stringify(downgradeEvent(first, revision)));
-          for (const event of meanwhile) ws.send(JSON.stringify(downgradeEvent(event, revision)));
+          for (const event of meanwhile) {
+            const frame = downgradeEvent(event, revision);
+            if (frame) ws.send(JSON.stringify(frame));
+          }
           ws.subscribe(topic(caller.spaceId, revision));
         },
         (e) => {

@@ -18,7 +18,7 @@ import { readCappedBody } from "../http/read-capped-body.ts";
 import type { SessionRecords, SessionRow } from "../storage/store.ts";
 import { callStream } from "./call-stream.ts";
 import { callBlocking, createMcpServer, progress, toolContext, type McpServices } from "./session.ts";
-import { toolError, toolResult, type BlockingTool } from "./tool.ts";
+import { blockingResult, budgetOf, toolError, toolResult, type BlockingTool } from "./tool.ts";
 import { TOOLS_BY_NAME } from "./tools/index.ts";
 import { requestUrl } from "../http/request-url.ts";
 
@@ -245,6 +245,8 @@ export class McpEndpoint {
     if (!m || !record || record.sessionId !== session.id) return jsonRpcError(404, -32000, `${problem("call.unknown").message}`);
     if (m[2] === "done") return new Response(null, { status: 204, headers: { "mcp-session-id": session.id } });
     const { waiting, config } = this.relay;
+    const tool = TOOLS_BY_NAME.get(record.tool as never);
+    const blocking = tool?.kind === "blocking" ? tool : undefined;
     const callId = record.id;
     const requestId = JSON.parse(record.requestId) as RequestId;
     const progressToken = record.progressToken === null ? undefined : (JSON.parse(record.progressToken) as string | number);
@@ -263,11 +265,11 @@ export class McpEndpoint {
           const reply = await waiting.follow(caller, record.askId!, {
             from: record.fromTurn,
             signal: stop.signal,
-            budgetMs: config.waitBudgetMs,
+            budgetMs: blocking ? budgetOf(blocking, config.waitBudgetMs) : config.waitBudgetMs,
             progressEveryMs: config.progressEveryMs,
             onProgress: progressToken === undefined ? undefined : (ms) => send(progress(progressToken, ms)),
           });
-          return toolResult(reply);
+          return blocking ? await blockingResult(blocking, toolContext(this.relay, caller, session.server), reply) : toolResult(reply);
         } catch (e) {
           // Dropped or handed over: the client resumes again, from the same record.
           if (stop.signal.aborted) return undefined;

@@ -13,7 +13,7 @@ import type { Config } from "../config.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import { INSTRUCTIONS } from "./instructions.ts";
 import { McpTaskStore, TASK_POLL_INTERVAL_MS } from "./task-store.ts";
-import { listing, toolError, toolResult, type BlockingTool, type ToolContext } from "./tool.ts";
+import { blockingResult, budgetOf, listing, toolError, toolResult, type BlockingTool, type ToolContext } from "./tool.ts";
 import { TOOLS, TOOLS_BY_NAME } from "./tools/index.ts";
 
 export const SERVER_INFO = { name: "loopback", title: "Loopback", version: "0.1.0" };
@@ -149,11 +149,11 @@ export async function callBlocking(services: McpServices, ctx: ToolContext, tool
       release,
       room,
       signal: opts.signal,
-      budgetMs: config.waitBudgetMs,
+      budgetMs: budgetOf(tool, config.waitBudgetMs),
       progressEveryMs: config.progressEveryMs,
       onProgress: opts.onProgress,
     });
-    return toolResult(reply) satisfies CallToolResult;
+    return await blockingResult(tool, ctx, reply);
   } catch (e) {
     if (opts.signal.aborted) throw e;
     return toolError(e);

@@ -6,6 +6,7 @@ import { toolJsonSchemas } from "@loopback/shared/generated/tool-schemas";
 import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { TOOL_SHAPES, type ToolName } from "@loopback/shared/tool-catalog";
 import type { AskService, CallRecordOf, Opened } from "../asks/ask-service.ts";
+import type { ToolReply } from "@loopback/shared/generated/types";
 import type { Caller } from "../auth/gate.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 
@@ -44,6 +45,10 @@ export interface BlockingTool extends ToolBase {
   start(ctx: ToolContext, args: unknown): Promise<Pick<Opened, "askId"> & Partial<Opened>>;
   /** Whether the wait may hand back a reply the agent was already given (it lost the result). */
   resume?: boolean;
+  /** Waits for the person however long they take: its client cannot read a `pending`. */
+  unbudgeted?: boolean;
+  /** The result in the tool's own shape, when it is not the `ToolReply` itself. */
+  present?(ctx: ToolContext, result: ToolReply): Promise<unknown>;
 }
 
 export type Tool = InstantTool | BlockingTool;
@@ -57,9 +62,23 @@ export function listing(tool: Tool) {
     inputSchema: toolJsonSchemas[shapes.input],
     outputSchema: toolJsonSchemas[shapes.output],
     annotations: { title: tool.title, readOnlyHint: tool.readOnly ?? false, destructiveHint: false, openWorldHint: false },
-    ...(tool.kind === "blocking" ? { execution: { taskSupport: "optional" as const } } : {}),
+    // A task's result is a ToolReply: a tool with a shape of its own is called plainly.
+    ...(tool.kind === "blocking" && !tool.present ? { execution: { taskSupport: "optional" as const } } : {}),
   };
 }
+
+/** A blocking tool's result, in its own shape; a refusal as an `isError` result. */
+export async function blockingResult(tool: BlockingTool, ctx: ToolContext, reply: ToolReply): Promise<CallToolResult> {
+  if (!tool.present) return toolResult(reply);
+  try {
+    return toolResult(await tool.present(ctx, reply));
+  } catch (e) {
+    return toolError(e);
+  }
+}
+
+/** How long a blocking tool waits before it returns `pending` (0: as long as the person takes). */
+export const budgetOf = (tool: BlockingTool, configured: number): number => (tool.unbudgeted ? 0 : configured);
 
 export function toolResult(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
