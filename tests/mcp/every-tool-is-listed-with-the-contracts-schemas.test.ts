@@ -7,7 +7,7 @@ import { ROOT } from "../support/relay-process.ts";
 import { scene, type Scene } from "./mcp-scene.ts";
 
 // The shapes each tool takes and gives, as the product names them (agents' configs name the tools).
-const SHAPES: Record<string, { input: string; output: string; blocking: boolean }> = {
+const SHAPES: Record<string, { input: string; output: string; blocking: boolean; task?: false }> = {
   ask_question: { input: "QuestionInput", output: "ToolReply", blocking: true },
   request_review: { input: "ReviewInput", output: "ToolReply", blocking: true },
   send_briefing: { input: "BriefingInput", output: "ToolReply", blocking: true },
@@ -16,6 +16,8 @@ const SHAPES: Record<string, { input: string; output: string; blocking: boolean 
   wait_for_reply: { input: "WaitInput", output: "ToolReply", blocking: true },
   get_upload_ticket: { input: "UploadRequest", output: "UploadTicket", blocking: false },
   get_inbox_link: { input: "InboxRequest", output: "InboxLink", blocking: false },
+  // Claude Code's permission prompt: its result is Claude Code's decision, which a task's ToolReply is not.
+  request_approval: { input: "ApprovalInput", output: "PermissionDecision", blocking: true, task: false },
 };
 
 // MCP serves the newest revision's shapes: a client reads them from tools/list, whatever it was built for.
@@ -56,12 +58,12 @@ test("every tool has a title and a description written for the model, and says w
   expect(words.ask_question).toContain("answer_follow_up");
 });
 
-test("blocking tools may run as MCP tasks; the instant ones do not offer it", async () => {
+test("blocking tools may run as MCP tasks, but for the permission prompt; the instant ones do not offer it", async () => {
   const { tools } = await s.agent.client.listTools();
   for (const tool of tools) {
     expect({ tool: tool.name, execution: tool.execution }).toEqual({
       tool: tool.name,
-      execution: SHAPES[tool.name].blocking ? { taskSupport: "optional" } : undefined,
+      execution: SHAPES[tool.name].blocking && SHAPES[tool.name].task !== false ? { taskSupport: "optional" } : undefined,
     });
   }
   const capabilities = s.agent.client.getServerCapabilities();

@@ -21,7 +21,7 @@ export function touchesOnDisk(tool: string, input: Input, cwd: string): Touch | 
     after = all === true ? after.split(from).join(to) : after.replace(from, () => to);
   }
   if (after === before) return undefined;
-  const diff = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { headerOptions: FILE_HEADERS_ONLY });
+  const diff = createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3, headerOptions: FILE_HEADERS_ONLY });
   return { type: "edit", file: path, diff };
 }
 

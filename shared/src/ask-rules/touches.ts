@@ -44,7 +44,7 @@ export function readTouches(tool: string, input: Input, cwd?: string): Touch {
 function editDiff(file: string, edits: Input[]): string | undefined {
   const patches = edits.map((edit) => {
     if (typeof edit.old_string !== "string" || typeof edit.new_string !== "string") return undefined;
-    return createTwoFilesPatch(`a/${file}`, `b/${file}`, lines(edit.old_string), lines(edit.new_string), undefined, undefined, { headerOptions: FILE_HEADERS_ONLY });
+    return createTwoFilesPatch(`a/${file}`, `b/${file}`, lines(edit.old_string), lines(edit.new_string), undefined, undefined, { context: 3, headerOptions: FILE_HEADERS_ONLY });
   });
   if (!patches.length || patches.some((p) => p === undefined || !p.includes("@@"))) return undefined;
   return patches.join("");
