@@ -121,6 +121,9 @@ describe("request_approval", () => {
     const snapshot = (await older.api("GET", "/snapshot")).body as { open: { id: string }[] };
     expect(snapshot.open.map((a) => a.id)).not.toContain(ask.id);
     expect((await older.api("GET", `/asks/${ask.id}`)).status).toBe(404);
+    // Nor can it answer one: its reply is refused before anything is stored, and the ask waits on.
+    expect((await older.reply(ask.id, { outcome: "dismissed" })).status).toBe(404);
+    expect((await readAsk(person, ask.id)).status).toBe("awaiting_human");
     const socket = await older.socket();
     await person.reply(ask.id, { outcome: "denied" });
     await call;

@@ -8,8 +8,9 @@ import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
 import type { Relay } from "../relay.ts";
 import { readCappedBody } from "./read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
-import { downgradeAsk, downgradePage, downgradeSnapshot } from "../revisions/downgrade.ts";
+import { downgradeAsk, downgradePage, downgradeSnapshot, isShownTo } from "../revisions/downgrade.ts";
 import { assertNotNewer, clientRevision, revisionHeaders } from "./revision-headers.ts";
+import { REVISION } from "@loopback/shared/generated/revision";
 
 const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(100));
 // Stored times are compared as text, so `before` is first brought to their exact form (UTC, milliseconds).
@@ -97,7 +98,10 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
     route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await caller(request), params.id), clientRevision(request))),
     route("POST", "/asks/:id/reply", async ({ request, params }) => {
       const c = await caller(request);
-      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request)), clientRevision(request));
+      const revision = clientRevision(request);
+      // An ask this reader is not shown is not there for it to answer either.
+      if (revision !== REVISION && !isShownTo(await relay.asks.get(c, params.id), revision)) throw problem("ask.not_found");
+      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request)), revision);
     }),
     route("GET", "/push/key", async ({ request }) => {
       await caller(request);
