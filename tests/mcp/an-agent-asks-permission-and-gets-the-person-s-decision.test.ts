@@ -100,7 +100,7 @@ describe("request_approval", () => {
     const { ask, call } = await approval(bash(newProject()));
     for (const reply of [{ outcome: "answered", selected: [], text: "ok" }, { outcome: "approved" }, { outcome: "dismissed" }]) {
       const res = await person.reply(ask.id, reply);
-      expect([res.status, res.body.code]).toEqual([422, "reply.wrong_kind"]);
+      expect([res.status, (res.body as unknown as { code: string }).code]).toEqual([422, "reply.wrong_kind"]);
     }
     await person.reply(ask.id, { outcome: "denied" });
     await call;
