@@ -75,7 +75,7 @@ async function decide(relay: string, token: string, args: Record<string, unknown
   try {
     const result = await client.callTool({ name: "request_approval", arguments: args }, undefined, { timeout: NO_TIMEOUT_MS, resetTimeoutOnProgress: true });
     if (result.isError) throw new Error(textOf(result.content) || "the relay refused the request");
-    return result.structuredContent as unknown as PermissionDecision;
+    return JSON.parse(textOf(result.content)) as PermissionDecision;
   } finally {
     await transport.terminateSession().catch(() => {});
     await client.close().catch(() => {});

@@ -47,7 +47,11 @@ export interface BlockingTool extends ToolBase {
   resume?: boolean;
   /** Waits for the person however long they take: its client cannot read a `pending`. */
   unbudgeted?: boolean;
-  /** The result in the tool's own shape, when it is not the `ToolReply` itself. */
+  /**
+   * The result in the tool's own shape, when it is not the `ToolReply` itself, sent as text alone:
+   * Claude Code refuses a permission prompt tool's result that is not a single text block, so such a
+   * tool declares no output schema and gives no `structuredContent`.
+   */
   present?(ctx: ToolContext, result: ToolReply): Promise<unknown>;
 }
 
@@ -60,7 +64,7 @@ export function listing(tool: Tool) {
     title: tool.title,
     description: tool.description,
     inputSchema: toolJsonSchemas[shapes.input],
-    outputSchema: toolJsonSchemas[shapes.output],
+    ...(tool.kind === "blocking" && tool.present ? {} : { outputSchema: toolJsonSchemas[shapes.output] }),
     annotations: { title: tool.title, readOnlyHint: tool.readOnly ?? false, destructiveHint: false, openWorldHint: false },
     // A task's result is a ToolReply: a tool with a shape of its own is called plainly.
     ...(tool.kind === "blocking" && !tool.present ? { execution: { taskSupport: "optional" as const } } : {}),
@@ -71,7 +75,7 @@ export function listing(tool: Tool) {
 export async function blockingResult(tool: BlockingTool, ctx: ToolContext, reply: ToolReply): Promise<CallToolResult> {
   if (!tool.present) return toolResult(reply);
   try {
-    return toolResult(await tool.present(ctx, reply));
+    return { content: [{ type: "text", text: JSON.stringify(await tool.present(ctx, reply)) }] };
   } catch (e) {
     return toolError(e);
   }
