@@ -37,8 +37,12 @@ function sum(text: string, re: RegExp): number {
 
 const only = process.argv.slice(2);
 
-/** Tests of the SQLite file itself (its permissions on disk): the PostgreSQL pass leaves them out. */
-const SQLITE_ONLY = new Set(["tests/relay/the-data-directory-is-private-to-its-user.test.ts"]);
+/** Tests of the SQLite file itself (its permissions on disk, its backups) and of the CLI's flags: the PostgreSQL pass leaves them out. */
+const SQLITE_ONLY = new Set([
+  "tests/relay/the-data-directory-is-private-to-its-user.test.ts",
+  "tests/relay/the-cli-takes-flags-as-people-expect.test.ts",
+  "tests/relay/a-backup-taken-while-agents-ask-restores-every-acknowledged-reply.test.ts",
+]);
 /** The test files of suites, for the pass that runs them on PostgreSQL. */
 const onPostgres = (...dirs: string[]) =>
   dirs.flatMap((dir) =>
@@ -53,14 +57,20 @@ const POSTGRES = { LOOPBACK_TEST_STORE: "postgres" };
 
 const STEPS: Step[] = [
   { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."] },
-  { name: "build: extensions and web inbox", cmd: ["npm", "run", "build"] },
+  { name: "build: extensions, web inbox, single executable, package", cmd: ["npm", "run", "build"] },
+  { name: "ship: the single executable and the package", cmd: ["bun", "test", "tests/ship"], counts: bunCounts },
+  { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", cmd: ["bun", "test", "tests/store"], counts: bunCounts },
   { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
   { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
-  { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults"], counts: bunCounts },
+  // The trailing slash keeps `bun test`'s path filter from taking tests/faults-pg/ too.
+  { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults/"], counts: bunCounts },
   { name: "replicas: several relays on one PostgreSQL behind HAProxy", cmd: ["bun", "test", "tests/replicas"], counts: bunCounts },
+  { name: "faults-pg: PostgreSQL restarted, killed and cut off under two relays", cmd: ["bun", "test", "tests/faults-pg"], counts: bunCounts },
   { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
+  { name: "hostile on PostgreSQL: caps, agent tokens, revocation (fuzzing stays on SQLite)", cmd: ["bun", "test", ...onPostgres("tests/hostile").filter((f) => !f.endsWith("/fuzz.test.ts"))], env: POSTGRES, counts: bunCounts },
+  { name: "agents: the real Claude Code, Codex and Gemini CLI", cmd: ["bun", "test", "tests/agents"], counts: bunCounts },
   { name: "relay on PostgreSQL: the relay suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/relay")], env: POSTGRES, counts: bunCounts },
   { name: "mcp on PostgreSQL: the MCP suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/mcp")], env: POSTGRES, counts: bunCounts },
   { name: "faults on PostgreSQL: the fault suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/faults")], env: POSTGRES, counts: bunCounts },
@@ -118,7 +128,7 @@ async function run(step: Step): Promise<{ passed: number; failed: number; ok: bo
 // One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
 // (`bun test` runs no exit handlers, so a server a test process starts would outlive it).
 let pg: PostgresServer | undefined;
-const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench");
+const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench") || step.name.startsWith("ship");
 
 let passed = 0;
 let failed = 0;

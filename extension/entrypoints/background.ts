@@ -1,6 +1,7 @@
 import { browser } from "wxt/browser";
 import { defineBackground } from "wxt/utils/define-background";
 import { RelayConnection } from "../src/worker/relay-connection";
+import { PANEL_PORT } from "../src/worker/messages";
 import type { PanelMessage, WorkerMessage } from "../src/worker/messages";
 import { buttonAction, parseNotificationId } from "../src/worker/notify";
 import { openPanel, openPanelOnActionClick } from "../src/worker/side-panel";
@@ -19,6 +20,11 @@ export default defineBackground(() => {
     if (message?.type === "wake") return connection.ensure().then(() => ({ ok: true }));
     if (message?.type === "reconnect") return connection.restart().then(() => ({ ok: true }));
     return undefined;
+  });
+
+  // An open side panel holds a port: connecting it starts a stopped worker, which reconnects at once.
+  browser.runtime.onConnect.addListener((port) => {
+    if (port.name === PANEL_PORT) void connection.ensure();
   });
 
   browser.alarms.onAlarm.addListener((alarm) => {

@@ -4,6 +4,7 @@ import type { Session } from "../src/base/session";
 import { EventStream, type StreamState } from "../src/relay/event-stream";
 import { RelayClient } from "../src/relay/relay-client";
 import { RelayError, describeError } from "../src/relay/relay-error";
+import { notAPersonToken } from "../src/relay/person-token";
 import type { RevisionGap } from "../src/relay/revision";
 import { PushSettings } from "./push-settings.svelte";
 import { forgetTokenForWorker, keepTokenForWorker } from "./worker-token";
@@ -45,7 +46,13 @@ export class WebSession implements Session {
     this.signInError = null;
     const client = this.#client(token.trim());
     try {
-      this.who = await client.whoami();
+      const who = await client.whoami();
+      const refused = await notAPersonToken(client);
+      if (refused) {
+        this.signInError = refused;
+        return false;
+      }
+      this.who = who;
     } catch (e) {
       this.signInError =
         e instanceof RelayError && e.kind === "unauthorized" ? "The relay does not know this token." : describeError(e);

@@ -14,12 +14,25 @@ import { AskEventBus } from "./asks/ask-event-bus.ts";
 import { TicketBook } from "./events/tickets.ts";
 import { PushDevices } from "./push/devices.ts";
 import { PushSender } from "./push/push-sender.ts";
+import { PushDestinations } from "./push/push-destinations.ts";
 import { vapidKeys, type VapidKeys } from "./push/vapid-keys.ts";
 import { openStore } from "./storage/open-store.ts";
 import type { AskChange, SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
 import { problem, LoopbackProblem } from "@loopback/shared/problems";
 import { askAsOf } from "./asks/ask-as-of.ts";
+import { isDatabaseAway } from "./storage/database-reach.ts";
+
+/**
+ * With replicas, every wait reads its ask again this often: a safety net for a notification lost
+ * without its listener noticing (a reconnection is noticed, and read again at once).
+ */
+const SAFETY_LOOK_MS = 15_000;
+import { prune, RETENTION_EVERY_MS } from "./upkeep/retention.ts";
+import type { Pruned } from "./storage/store.ts";
+import { log } from "./logging/log.ts";
+
+const authLog = log("auth");
 
 export class Relay {
   readonly clock = new Clock();
@@ -36,6 +49,11 @@ export class Relay {
   readonly pushDevices: PushDevices;
   readonly push: PushSender;
   #sweeper: ReturnType<typeof setInterval>;
+  #safetyNet?: ReturnType<typeof setInterval>;
+  #retention: ReturnType<typeof setInterval>;
+  #pruning?: Promise<unknown>;
+  #cached?: CachedAsks;
+  #closed = false;
   #listening?: { close(): Promise<void> };
   #elsewhere?: FollowersElsewhere;
   /** Other replicas' changes, one ask at a time in the order they committed. */
@@ -53,14 +71,21 @@ export class Relay {
         relay.waiting.shareWith(elsewhere);
         await elsewhere.start();
       }
+      let listening = false;
       relay.#listening = await store.listen(
         (change) => relay.#onChange(change),
+        // Called again after every reconnection of the listener: what it missed meanwhile is read again.
         () => {
-          relay.waiting.wakeAll();
-          void elsewhere?.reload().catch((e) => console.warn("could not read who follows what", e));
+          if (listening) relay.#catchUp();
+          listening = true;
         },
         elsewhere && ((change) => elsewhere.heard(change)),
       );
+      store.reach?.onBack(() => relay.#catchUp());
+      if (store.kind === "postgres") {
+        relay.#safetyNet = setInterval(() => relay.waiting.wakeAll(), SAFETY_LOOK_MS);
+        relay.#safetyNet.unref?.();
+      }
       return relay;
     } catch (e) {
       await store.close();
@@ -77,17 +102,35 @@ export class Relay {
     this.limiter = new FailureLimiter(store.failures);
     this.uploads = new UploadService(store.uploads, this.clock, config);
     // One relay on its file is the only writer of asks: they are kept in memory in front of it.
-    const asks = store.kind === "sqlite" ? new CachedAsks(store.asks) : store.asks;
-    this.waiting = new Waiting(asks, this.bus, this.clock, store.calls, store.tasks, { maxPerToken: config.maxWaitingPerToken });
-    this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs);
+    const asks = store.kind === "sqlite" ? (this.#cached = new CachedAsks(store.asks)) : store.asks;
+    this.waiting = new Waiting(asks, this.bus, this.clock, { maxPerToken: config.maxWaitingPerToken });
+    this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs, config);
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
-    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs);
-    this.#sweeper = setInterval(() => void this.sweep().catch((e) => console.warn("sweep failed:", e)), Math.max(config.sweepEveryMs, 50));
+    this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs, () => store.tokensVersion());
+    this.#sweeper = setInterval(() => void this.sweep().catch((e) => isDatabaseAway(e) || log("storage").warn("sweep failed", { error: e })), Math.max(config.sweepEveryMs, 50));
     this.#sweeper.unref?.();
-    this.pushDevices = new PushDevices(store.push, this.clock);
-    this.push = new PushSender(config, this.pushDevices, pushKeys);
+    // Once at start, then daily: a relay restarted more often than daily still keeps to its retention.
+    const retain = () => {
+      if (!this.#closed) this.#pruning = this.prune().catch((e) => log("storage").warn("retention failed", { error: e }));
+    };
+    this.#retention = setInterval(retain, RETENTION_EVERY_MS);
+    this.#retention.unref?.();
+    setImmediate(retain);
+    const destinations = new PushDestinations(config.pushHosts, config.pushDns);
+    this.pushDevices = new PushDevices(store.push, this.clock, destinations, config.maxDevicesPerPerson);
+    this.push = new PushSender(config, this.pushDevices, pushKeys, destinations);
     this.push.listen(this.bus);
+  }
+
+  /**
+   * Changes from the other replicas may have been missed (the listener or the database was away):
+   * every wait reads its ask again, every inbox gets its space afresh, and who follows what is read again.
+   */
+  #catchUp(): void {
+    this.waiting.wakeAll();
+    this.bus.resync();
+    void this.#elsewhere?.reload().catch((e) => isDatabaseAway(e) || log("replicas").warn("could not read who follows what", { error: e }));
   }
 
   /**
@@ -117,7 +160,8 @@ export class Relay {
         if (asOf) this.bus.publish(stored.spaceId, type, this.waiting.withWaiting(askAsOf(stored.ask, asOf)), asOf.version);
         else this.bus.republish(stored.spaceId, this.waiting.withWaiting(stored.ask), stored.version);
       })
-      .catch((e) => console.warn("could not read an ask another replica changed", askId, e))
+      // With the database away the frame is lost here; the inboxes are sent their space afresh once it is back.
+      .catch((e) => void (isDatabaseAway(e) || log("replicas").warn("could not read ask {askId}, changed on another replica", { askId, error: e })))
       .finally(() => {
         if (this.#changes.get(askId) === next) this.#changes.delete(askId);
       });
@@ -131,18 +175,37 @@ export class Relay {
     await this.limiter.sweep();
   }
 
+  /** Deletes closed asks past their retention, and the images only they showed (see upkeep/retention.ts). */
+  async prune(): Promise<Pruned> {
+    const pruned = await prune(this.store, this.config.retentionDays);
+    this.#cached?.forget(pruned.asks);
+    if (pruned.asks.length || pruned.images || pruned.notices) {
+      log("storage").info("retention deleted {asks} closed asks, {images} images and {notices} push notices", { asks: pruned.asks.length, images: pruned.images, notices: pruned.notices });
+    }
+    return pruned;
+  }
+
   /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
   async authenticate(authorization: string | null, address: string): Promise<Caller> {
     try {
       return await this.gate.authenticate(authorization);
     } catch (e) {
-      if (e instanceof LoopbackProblem && e.code === "auth.invalid" && (await this.limiter.refused(address)) === "limited") throw problem("auth.rate_limited");
+      if (e instanceof LoopbackProblem && e.code === "auth.invalid") {
+        const limited = (await this.limiter.refused(address)) === "limited";
+        // The address, never the token: a log reader must not be able to try it.
+        authLog.warn(limited ? "rate-limited refused tokens from {address}" : "refused a token from {address}", { address, code: limited ? "auth.rate_limited" : e.code });
+        if (limited) throw problem("auth.rate_limited");
+      }
       throw e;
     }
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     clearInterval(this.#sweeper);
+    clearInterval(this.#safetyNet);
+    clearInterval(this.#retention);
+    await this.#pruning;
     this.revocations.stop();
     await this.#listening?.close().catch(() => {});
     await this.#elsewhere?.stop();

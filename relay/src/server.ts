@@ -10,41 +10,48 @@ import { webInbox } from "./http/web-inbox.ts";
 import { McpEndpoint } from "./mcp/endpoint.ts";
 import { Relay } from "./relay.ts";
 import { requestUrl } from "./http/request-url.ts";
+import { ProtectedResource } from "./http/protected-resource.ts";
+import { accessLog } from "./logging/access-log.ts";
+import { configureLog } from "./logging/log.ts";
+import { Metrics } from "./metrics/metrics.ts";
 
 export interface Running {
   relay: Relay;
   server: Server<SocketData>;
   url: string;
+  /** Stops taking connections (a planned restart's next process takes them); open ones go on. */
+  stopListening(): void;
   stop(): Promise<void>;
 }
 
 export interface StartOptions {
   publicUrlFromEnv?: boolean;
-  /** Runs once the store is open, before the first request is taken (the CLI mints the first tokens here). */
-  beforeListening?: (relay: Relay) => Promise<void>;
+  /** Requests wait for this before they are served (a planned restart's old process letting go). */
+  gate?: Promise<void>;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
+  configureLog(config.logLevel, config.logFormat);
   const addressFrom = clientAddress(config.trustedProxies);
   const relay = await Relay.open(config);
-  try {
-    await opts.beforeListening?.(relay);
-  } catch (e) {
-    await relay.close();
-    throw e;
-  }
   const addresses = new WeakMap<Request, string>();
   const addressOf = (r: Request) => addresses.get(r) ?? "unknown";
   const api = apiRoutes(relay, addressOf);
   const headers = revisionHeaders(config.build);
   const inbox = webInbox(headers);
   const mcp = new McpEndpoint(relay);
+  let gate = opts.gate;
+  void gate?.then(() => (gate = undefined));
   const websocket = eventSocket(relay, () => server);
+  const resource = new ProtectedResource(() => config.publicUrl);
+  const metrics = new Metrics(relay, () => server.pendingWebSockets, config.metricsToken);
   const route = (request: Request, url: URL, address: string): Response | Promise<Response> => {
     const { pathname } = url;
     if (pathname === "/mcp") return mcp.handle(request, address);
     if (pathname === "/" || pathname === "/inbox") return Response.redirect("/inbox/", 302);
     if (pathname.startsWith("/inbox/")) return inbox(pathname);
+    if (resource.serves(pathname)) return resource.handle(request, url);
+    if (pathname === "/metrics") return metrics.handle(request, address);
     return api.handle(request, url);
   };
 
@@ -53,11 +60,15 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     server = Bun.serve<SocketData>({
       hostname: config.host,
       port: config.port,
-      // A wait for a person can last minutes: MCP streams and the socket must not be cut by an idle timer.
-      idleTimeout: 0,
+      // A connection that stalls (a body declared and never sent) is closed; an authenticated MCP stream
+      // is lifted out of it below, and the socket keeps its own pings.
+      idleTimeout: config.idleTimeoutMs / 1000,
+      // A planned restart's next process listens on the same port before this one stops (planned-restart.ts).
+      reusePort: true,
       maxRequestBodySize: 64 * 1024 * 1024,
       websocket,
-      async fetch(request, srv) {
+      fetch: accessLog(addressOf, resource.challenging(async (request, srv) => {
+        if (gate) await gate;
         const address = addressFrom(srv.requestIP(request)?.address ?? "unknown", request.headers.get("x-forwarded-for"));
         addresses.set(request, address);
         const url = requestUrl(request);
@@ -66,9 +77,11 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
         if (url.pathname === "/api/v1/events") return upgradeEvents(relay, request, srv, address, headers);
         // Every answer names the code behind it, MCP's and redirects included.
         const response = await route(request, url, address);
+        // A wait for a person can last minutes: only a stream MCP opened, so for a token it let in, is never idle-closed.
+        if (url.pathname === "/mcp" && response.ok && response.headers.get("content-type")?.startsWith("text/event-stream")) srv.timeout(request, 0);
         for (const [name, value] of Object.entries(headers)) if (!response.headers.has(name)) response.headers.set(name, value);
         return response;
-      },
+      })),
       error(error) {
         return problemResponse(error, headers);
       },
@@ -84,8 +97,12 @@ export async function startServer(config: Config, opts: StartOptions = {}): Prom
     relay,
     server,
     url,
+    stopListening() {
+      void server.stop(false);
+    },
     async stop() {
       await mcp.close();
+      metrics.close();
       await relay.push.settle();
       server.stop(true);
       await relay.close();

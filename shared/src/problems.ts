@@ -12,8 +12,12 @@ export const PROBLEMS = {
   "ticket.invalid": { status: 401, message: "That event ticket is unknown, used or expired: ask for a new one." },
   "ticket.too_many": { status: 429, message: "This token holds as many unused event tickets as it may: open the socket with one, or wait a minute for them to expire." },
   "origin.refused": { status: 403, message: "Requests from this origin or host are refused." },
-  "sessions.too_many": { status: 429, message: "This token has too many MCP sessions open: close some (DELETE /mcp) or wait until idle ones expire." },
+  "metrics.refused": { status: 403, message: "Metrics are served to this machine's own addresses, or to a scraper sending LOOPBACK_METRICS_TOKEN as `Authorization: Bearer <token>`." },
+  "sessions.too_many": { status: 429, message: "This token has too many MCP sessions in use (each with a stream open or a call waiting): close some (DELETE /mcp)." },
   "calls.too_many": { status: 429, message: "This token has too many calls waiting on the person at once: wait for some to return." },
+  "asks.too_many": { status: 429, message: "This token has as many open asks as it may: wait for the person to close some." },
+  "asks.space_full": { status: 429, message: "This space has as many open asks as it may: wait for the person to close some." },
+  "sockets.too_many": { status: 429, message: "This token has as many event sockets open as it may: close one first." },
   "call.unknown": { status: 404, message: "There is no such waiting call to resume: call the tool again with the same input, or wait_for_reply with its askId." },
   reload: { status: 409, message: "This relay writes an older revision than your client: it was rolled back. Reload to get the matching client." },
 
@@ -22,7 +26,7 @@ export const PROBLEMS = {
   "method.not_allowed": { status: 405, message: "This address does not take that method." },
   "body.malformed": { status: 422, message: "The body is not valid JSON." },
   "body.invalid": { status: 422, message: "The body does not have the shape the contract gives it." },
-  "body.too_large": { status: 413, message: "The body is larger than 256 KiB." },
+  "body.too_large": { status: 413, message: "The body is larger than 256 KiB (a reply: 256 KiB besides its line comments, which the contract bounds)." },
   "query.invalid": { status: 422, message: "A query parameter is out of range or malformed." },
   "input.invalid": { status: 422, message: "The input does not have the shape the tool takes." },
   "tool.unknown": { status: 404, message: "There is no such tool." },
@@ -67,6 +71,7 @@ export const PROBLEMS = {
   "upload.expired": { status: 410, message: "This upload ticket expired: ask for a new one." },
   "upload.too_many": { status: 429, message: "This token holds as many unused upload tickets as it may: upload to the ones you have, or wait for them to expire." },
   "upload.too_large": { status: 413, message: "The image is larger than the ticket's maxBytes." },
+  "upload.over_quota": { status: 413, message: "Storing this image would pass the relay's quota of image bytes: asks that are answered keep theirs, so wait, or ask the relay's operator." },
   "upload.wrong_type": { status: 422, message: "The Content-Type is not the one the ticket was issued for." },
   "upload.not_image": { status: 422, message: "The bytes are not an image of the ticket's type." },
   "file.not_found": { status: 404, message: "There is no such file in your space." },
@@ -77,6 +82,11 @@ export const PROBLEMS = {
   "push.endpoint_invalid": { status: 422, message: "The endpoint must be an https URL of a push service." },
   "push.keys_invalid": { status: 422, message: "`keys.p256dh` must be a P-256 public key and `keys.auth` a 16-byte secret, each as base64url." },
   "push.time_zone_unknown": { status: 422, message: "`quietHours.timeZone` must be an IANA time zone, such as Europe/Berlin." },
+  "push.endpoint_refused": { status: 422, message: "The relay does not push to this endpoint: it must be a push service on the public internet, or one the relay's operator lists." },
+  "push.too_many_devices": { status: 429, message: "You have as many devices as the relay keeps for a person: remove one you no longer use." },
+
+  // the relay's own state
+  "database.unreachable": { status: 503, message: "The relay cannot reach its database right now; nothing was changed. Try again in a few seconds." },
 
   internal: { status: 500, message: "Something went wrong on the relay; nothing was changed." },
 } as const satisfies Record<string, { status: number; message: string }>;

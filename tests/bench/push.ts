@@ -22,7 +22,7 @@ export interface PushBench {
 export async function benchPush({ runs = 200 } = {}): Promise<PushBench> {
   let token = "";
   const push = await PushReceiver.start(async () => (await (await fetch(`${relay.url}/api/v1/push/key`, { headers: { Authorization: `Bearer ${token}` } })).json()).publicKey);
-  const relay = await new RelayProcess({ env: { NODE_EXTRA_CA_CERTS: push.caFile, } }).start();
+  const relay = await new RelayProcess({ env: { NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUSH_HOSTS: push.host } }).start();
   try {
     token = await relay.token("bench");
     const sub = push.subscribe();

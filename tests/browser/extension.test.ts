@@ -39,6 +39,10 @@ describe("the extension", () => {
     await options.fill("#token", "lbp_not-a-real-token");
     await options.click("text=Test connection");
     await expect(options.locator("[data-result=error]").textContent({ timeout: STEP_MS })).resolves.toContain("401");
+    // An agent's token is known to the relay but cannot answer: refused here, not at the first reply.
+    await options.fill("#token", await scene.relay.token("Ada", { agent: true }));
+    await options.click("text=Test connection");
+    await expect(options.locator("[data-result=error]").textContent({ timeout: STEP_MS })).resolves.toContain("This is an agent's token");
 
     await options.fill("#token", scene.personToken);
     await options.click("text=Save and connect");
@@ -119,8 +123,13 @@ describe("the extension", () => {
     const id = await scene.open("Cache reads through SQLite");
     const article = scene.panel.locator(`article[data-ask="${id}"]`);
     await article.locator(".highlighted pre.shiki").waitFor({ timeout: STEP_MS });
-    // A line longer than the panel is wide scrolls the code box rather than being cut off.
-    expect(await article.locator(".highlighted pre.shiki").evaluate((pre) => pre.scrollWidth > pre.clientWidth)).toBe(true);
+    // A line longer than the panel is wide wraps beneath itself, as the diff's lines do, rather than
+    // being cut off or hidden to the right.
+    const code = await article.locator(".highlighted pre.shiki").evaluate((pre) => ({
+      sideways: pre.scrollWidth > pre.clientWidth + 1,
+      wrapped: [...pre.querySelectorAll(".line")].some((line) => line.getBoundingClientRect().height > parseFloat(getComputedStyle(line).lineHeight) * 1.5),
+    }));
+    expect(code).toEqual({ sideways: false, wrapped: true });
     await article.locator(".d2h-file-wrapper").waitFor({ timeout: STEP_MS });
     const img = article.locator("img[src^='blob:']");
     await img.waitFor({ timeout: STEP_MS });

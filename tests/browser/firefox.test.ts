@@ -7,6 +7,9 @@ import { RelayProcess } from "../support/relay-process.ts";
 import { TestAgent } from "./harness/agent";
 import { ensureBuilt } from "./harness/browser";
 import { TestFirefox } from "./harness/firefox";
+import { longReview } from "./harness/long-review";
+import { COMMENTED, ROUND_1, ROUND_2, round } from "./harness/two-rounds";
+import { running } from "../support/scene.ts";
 import { STEP_MS } from "./harness/timeouts";
 
 let relay: RelayProcess;
@@ -33,6 +36,22 @@ async function find(page: Page, selector: string, text = "") {
     if (Date.now() > deadline) throw new Error(`nothing matched ${selector}${text ? ` with "${text}"` : ""}`);
     await Bun.sleep(100);
   }
+}
+
+/** Whether the whole of the element's box is inside the viewport. */
+const inViewport = (el: ElementHandle<HTMLElement>) =>
+  el.evaluate((e) => {
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= window.innerHeight && r.right <= window.innerWidth;
+  });
+
+const active = () => panel.evaluate(() => `${document.activeElement?.tagName} ${document.activeElement?.getAttribute("aria-label") ?? document.activeElement?.textContent?.trim()}`);
+
+/** Opens the ask titled `title` from the list. */
+async function open(title: string) {
+  for (let i = 0; i < 2 && !(await panel.$(".list-pane")); i++) await panel.keyboard.press("Escape");
+  await (await find(panel, "[data-ask-row]", title)).click();
+  await find(panel, "article[data-ask] h1", title);
 }
 
 async function waitForBadge(text: string) {
@@ -85,7 +104,7 @@ describe("the extension in Firefox", () => {
     await find(panel, "article[data-ask]");
     await (await find(panel, "button.choice", "SQLite")).click();
     await panel.locator("textarea").fill("It is already there.");
-    await (await find(panel, ".actions button.btn", "Send answer")).click();
+    await (await find(panel, "[data-ask-dock] button.btn", "Send answer")).click();
     expect((await waiting).reply).toEqual({ outcome: "answered", selected: ["SQLite"], text: "It is already there." });
     await waitForBadge("");
   }, 60_000);
@@ -103,8 +122,78 @@ describe("the extension in Firefox", () => {
     await panel.keyboard.press("Escape");
     await (await find(panel, "[data-ask-row]", "Cache reads through SQLite")).click();
     await find(panel, "article[data-ask] .d2h-file-wrapper");
-    await (await find(panel, ".actions button.btn", "Approve")).click();
+    await (await find(panel, "[data-ask-dock] button.btn", "Approve")).click();
+    await (await find(panel, "[data-held=undo] button", "Send now")).click();
     expect((await waiting).reply).toEqual({ outcome: "approved" });
     await waitForBadge("");
   }, 60_000);
+
+  test("nothing is sent that the person did not mean: typing in a briefing, Ctrl+Enter in a line comment, a clicked verdict", async () => {
+    const briefing = running(
+      agent.waitFor("send_briefing", { title: "Retries for the import", project: "ff-briefing", sections: [{ points: [{ title: "Retry three times" }, { title: "Log each retry" }] }] }),
+    );
+    await open("Retries for the import");
+    await panel.keyboard.press("r");
+    expect(await active()).toBe("TEXTAREA Reply on point 1");
+    await panel.keyboard.type("Sounds good, do it.");
+    await panel.keyboard.press("Escape");
+    await panel.keyboard.type("Sounds good");
+    await find(panel, "[role=alertdialog]");
+    expect(await active()).toBe("BUTTON Keep");
+    await panel.keyboard.press(" ");
+    expect(await panel.$("[role=alertdialog]")).toBeNull();
+
+    const review = running(agent.waitFor("request_review", longReview("Retry every step in Firefox", "ff-review")));
+    await open("Retry every step in Firefox");
+    expect(await panel.$$eval("article[data-ask] [aria-checked=true]", (els) => els.length)).toBe(0);
+    const approve = await find(panel, "[data-ask-dock] button", "Approve");
+    expect(await inViewport(approve)).toBe(true);
+    await (await find(panel, "[data-block=diff] section[data-diff-file] tbody tr:not(.lb-comment-row)", "step4")).click();
+    await find(panel, "[data-comment=draft] textarea");
+    await panel.keyboard.type("Why three?");
+    await panel.keyboard.down("Control");
+    await panel.keyboard.press("Enter");
+    await panel.keyboard.up("Control");
+    await find(panel, "[data-comment=draft] .body", "Why three?");
+    await approve.click();
+    const undo = await find(panel, "[data-held=undo] button", "Undo");
+    expect(await inViewport(undo)).toBe(true);
+    await undo.click();
+    await Bun.sleep(5_500);
+    expect([briefing.settled, review.settled]).toEqual([false, false]);
+    await (await find(panel, "[data-ask-dock] button", "Approve")).click();
+    await (await find(panel, "[data-held=undo] button", "Send now")).click();
+    expect(((await review) as { reply: unknown }).reply).toEqual({ outcome: "approved", comments: [expect.objectContaining({ body: "Why three?" })] });
+    await find(panel, "[data-sent]", "Approved");
+  }, 90_000);
+
+  test("the changes since the round last seen compare the code: only the file whose code changed, only its changed lines", async () => {
+    const first = agent.waitFor("request_review", round("ff-rounds", ROUND_1));
+    for (let i = 0; i < 2 && !(await panel.$(".list-pane")); i++) await panel.keyboard.press("Escape");
+    await find(panel, "[data-ask-row]", "Retry the import (ff-rounds)");
+    const snapshot = (await (await fetch(`${relay.url}/api/v1/snapshot`, { headers: { Authorization: `Bearer ${personToken}` } })).json()) as { open: { id: string; project?: string }[] };
+    const firstId = snapshot.open.find((a) => a.project === "ff-rounds")!.id;
+    const sent = await fetch(`${relay.url}/api/v1/asks/${firstId}/reply`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${personToken}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ outcome: "changes_requested", comments: [{ block: 0, ...COMMENTED, body: "Why three?" }] }),
+    });
+    expect(sent.status).toBe(200);
+    await first;
+    void agent.waitFor("request_review", round("ff-rounds", ROUND_2, firstId)).catch(() => {});
+    for (let i = 0; i < 2 && !(await panel.$(".list-pane")); i++) await panel.keyboard.press("Escape");
+    await (await find(panel, "[data-ask-row]:has([data-new-round])", "Retry the import (ff-rounds)")).click();
+    await (await find(panel, "[data-round-changes] button", "Changes since the round you last saw")).click();
+    await find(panel, "[data-change] .d2h-file-wrapper table");
+    const seen = await panel.evaluate(() => {
+      const root = document.querySelector("[data-round-changes]")!;
+      const squash = (el: Element | null | undefined) => el?.textContent?.replace(/\s+/g, " ").trim();
+      return {
+        files: [...root.querySelectorAll("[data-change] h3 .name")].map((el) => el.textContent),
+        changed: [...root.querySelectorAll("[data-change] tr")].filter((tr) => tr.querySelector(".d2h-ins, .d2h-del")).map((tr) => squash(tr.querySelector(".d2h-code-line, .d2h-code-side-line"))),
+        earlier: [...root.querySelectorAll("[data-comment=earlier]")].map((el) => [squash(el.querySelector(".body")), squash(el.closest("tr")?.previousElementSibling?.querySelector(".d2h-code-line, .d2h-code-side-line"))]),
+      };
+    });
+    expect(seen).toEqual({ files: ["src/retry.ts"], changed: ["- retry(3);", "+ retry(5);"], earlier: [["Why three?", "- retry(3);"]] });
+  }, 90_000);
 });

@@ -119,4 +119,28 @@ describe("the keyboard flow", () => {
     await scene.panel.keyboard.press("Control+Enter");
     expect((await pending[0]!).reply).toEqual({ outcome: "answered", selected: ["No"] });
   }, 60_000);
+
+  test("a new ask takes the selection from a row that is not the person's move, and an open ask hears of it", async () => {
+    const asked = scene.agent.waitFor("ask_question", { question: "Agent's move soon?", project: "inventory" });
+    await scene.toList();
+    await row("Agent's move soon?").waitFor({ timeout: STEP_MS });
+    await replyAs(await idOf("Agent's move soon?"), { outcome: "follow_up", question: "Which one do you mean?" });
+    await asked;
+    await scene.toList();
+    await scene.panel.keyboard.press("j");
+    await until(async () => (await selectedTitle()) === "Agent's move soon?", "the agent's-move row to be selected");
+
+    void scene.agent.waitFor("ask_question", { question: "Fresh one?", project: "inventory" }).catch(() => {});
+    await row("Fresh one?").waitFor({ timeout: STEP_MS });
+    await until(async () => (await selectedTitle()) === "Fresh one?", "the new ask to take the selection");
+    await scene.panel.keyboard.press("Enter");
+    expect(await openTitle()).toBe("Fresh one?");
+
+    void scene.agent.waitFor("ask_question", { question: "Another one?", project: "inventory" }).catch(() => {});
+    const news = scene.panel.locator("[data-new-ask]");
+    await news.waitFor({ timeout: STEP_MS });
+    expect(await news.textContent()).toContain("Another one?");
+    await news.getByRole("button").click();
+    expect(await openTitle()).toBe("Another one?");
+  }, 60_000);
 });

@@ -40,6 +40,11 @@ describe("the web inbox", () => {
     await page.fill("#token", "lbp_wrong");
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page.getByRole("alert").textContent({ timeout: STEP_MS })).resolves.toContain("does not know this token");
+    // An agent's token is known to the relay but cannot answer: refused at sign-in, not at Send.
+    await page.fill("#token", agentToken);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert").textContent({ timeout: STEP_MS })).resolves.toContain("This is an agent's token");
+    expect(await page.evaluate(() => localStorage.getItem("loopback.token"))).toBeNull();
     await page.fill("#token", personToken);
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
@@ -88,7 +93,8 @@ describe("the web inbox", () => {
     // At phone width the ask has the screen to itself, and nothing spills sideways.
     expect(await phone.locator(".list-pane").count()).toBe(0);
     expect(await phone.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
-    await phone.getByRole("button", { name: /^Approve/ }).click();
+    await phone.getByRole("button", { name: /Approve/ }).click();
+    await phone.locator("[data-held=undo]").getByRole("button", { name: "Send now" }).click();
     expect((await waiting).reply).toEqual({ outcome: "approved" });
     await phone.getByRole("button", { name: "Inbox", exact: true }).click();
     await row(phone, "Copy for the empty state").waitFor({ timeout: STEP_MS });

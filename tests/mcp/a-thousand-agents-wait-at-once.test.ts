@@ -8,7 +8,8 @@ const AGENTS = 1_000;
 
 let relay: RelayProcess;
 beforeAll(async () => {
-  relay = await new RelayProcess().start();
+  // One agent token holds them all: past the default caps on open asks, of a token (100) and of a space (200).
+  relay = await new RelayProcess({ env: { LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: String(AGENTS), LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: String(AGENTS) } }).start();
 });
 afterAll(() => relay.dispose());
 

@@ -81,3 +81,13 @@ test("calling a tool that does not exist is refused with the names of those that
   expect(text).toContain('"test_error_handling"');
   for (const name of Object.keys(SHAPES)) expect(text).toContain(name);
 });
+
+test("the server's instructions ask for `project` on exactly the tools whose input takes it", async () => {
+  const { tools } = await s.agent.client.listTools();
+  const taking = tools.filter((t) => "project" in (t.inputSchema.properties ?? {})).map((t) => t.name).sort();
+  const instructions = s.agent.client.getInstructions()!;
+  const sentence = instructions.split("\n").find((line) => line.includes("`project`"))!;
+  expect(sentence).not.toContain("Always pass");
+  const named = tools.map((t) => t.name).filter((name) => new RegExp(`\\b${name}\\b`).test(sentence)).sort();
+  expect(named).toEqual(taking);
+});

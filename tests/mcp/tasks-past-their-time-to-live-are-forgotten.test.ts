@@ -18,7 +18,7 @@ afterAll(async () => {
 
 test("listing tasks forgets those past their time to live and keeps the rest", async () => {
   const { caller } = await relay.gate.createToken({ person: "ada" });
-  const store = new McpTaskStore(relay.waiting, relay.clock, caller);
+  const store = new McpTaskStore(relay.waiting, relay.store.tasks, relay.clock, caller);
   const refused = { content: [{ type: "text", text: "input.invalid" }], isError: true };
   const brief = await store.open(undefined, "ask_question", 0, { ttl: 1 }, refused);
   const lasting = await store.open(undefined, "ask_question", 0, { ttl: 600_000 }, refused);

@@ -14,7 +14,7 @@ let push: PushReceiver;
 
 beforeAll(async () => {
   push = await PushReceiver.start(async () => (await s.person.api("GET", "/push/key")).body.publicKey);
-  s = await scene({ env: { NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUBLIC_URL: "https://loopback.example.test" } });
+  s = await scene({ env: { NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUSH_HOSTS: push.host, LOOPBACK_PUBLIC_URL: "https://loopback.example.test" } });
 });
 afterAll(async () => {
   await s?.dispose();
@@ -164,6 +164,9 @@ describe("devices", () => {
       [{ ...sub, endpoint: "not a url" }, 422, "push.endpoint_invalid"],
       [{ ...sub, keys: { ...sub.keys, p256dh: "AAAA" } }, 422, "push.keys_invalid"],
       [{ ...sub, keys: { ...sub.keys, auth: "c2hvcnQ" } }, 422, "push.keys_invalid"],
+      // 65 bytes in the uncompressed form, but no point on the curve.
+      [{ ...sub, keys: { ...sub.keys, p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString("base64url") } }, 422, "push.keys_invalid"],
+      [{ ...sub, expirationTime: "tomorrow" }, 422, "body.invalid"],
       [{ ...sub, name: "" }, 422, "body.invalid"],
     ] as const;
     for (const [body, status, code] of cases) {
@@ -175,11 +178,36 @@ describe("devices", () => {
     expect([agent.status, agent.body.code]).toEqual([401, "auth.person_required"]);
   });
 
+  test("a subscription as PushSubscription.toJSON() gives it, expirationTime included, is taken", async () => {
+    for (const expirationTime of [null, Date.now() + 86_400_000]) {
+      const sub = push.subscribe();
+      const res = await s.person.api("POST", "/push/devices", { body: { endpoint: sub.endpoint, expirationTime, keys: sub.keys, name: "Firefox" } });
+      expect(res.status).toBe(201);
+    }
+  });
+
   test("another person cannot see or remove a device", async () => {
     const { device: d } = await device();
     const eve = await s.relay.token("eve");
     expect((await s.person.api("GET", "/push/devices", { token: eve })).body.items).toEqual([]);
     expect((await s.person.api("DELETE", `/push/devices/${d.id}`, { token: eve })).body.code).toBe("push.device_not_found");
+  });
+
+  test("an endpoint known from another person's device, in another space, never takes that device over", async () => {
+    const { sub, device: d } = await device(undefined, "Ada's phone");
+    const eve = await s.relay.token("eve", { space: "elsewhere" });
+    const theirs = push.subscribe();
+    const taken = await s.person.api("POST", "/push/devices", { token: eve, body: { endpoint: sub.endpoint, keys: theirs.keys, name: "Eve's" } });
+    expect(taken.status).toBe(201);
+    expect(taken.body.id).not.toBe(d.id);
+    const adas = (await s.person.api("GET", "/push/devices")).body.items.find((i: { id: string }) => i.id === d.id);
+    expect(adas).toMatchObject({ id: d.id, name: "Ada's phone" });
+    // Still pushed with ada's own keys: the receiver decrypts with them, or refuses the push.
+    const before = push.for(sub.id).length;
+    const q = await question(s.person, s.agent);
+    await push.waitFor(sub.id, before + 1);
+    expect(push.refused).toEqual([]);
+    await s.person.reply(q.ask.id, { outcome: "dismissed" });
   });
 
   test("the VAPID key is made once and kept across restarts", async () => {

@@ -189,3 +189,13 @@ test("a briefing goes back and forth point by point, and may be dismissed while 
   const late = await s.agent.call("answer_briefing", { askId: b.ask.id, answers: [{ point: "1", answer: "The CDN's." }] });
   expect(late.isError).toBe(true);
 });
+
+test("a review's reply with as many comments as the contract allows is taken; 256 KiB besides the comments is not", async () => {
+  const r = await review(s.person, s.agent, { content: Array.from({ length: 100 }, (_, i) => ({ type: "markdown", text: `Part ${i}` })) });
+  const comments = Array.from({ length: 100 }, (_, block) => ({ block, body: "é".repeat(20_000) }));
+  const tooMuch = await s.person.api("POST", `/asks/${r.ask.id}/reply`, { body: { outcome: "changes_requested", feedback: "x".repeat(256 * 1024), comments } });
+  expect([tooMuch.status, tooMuch.body.code]).toEqual([413, "input.too_large"]);
+  const res = await s.person.api("POST", `/asks/${r.ask.id}/reply`, { body: { outcome: "changes_requested", comments } });
+  expect(res.status).toBe(200);
+  expect(structured(await r.call).reply.comments).toHaveLength(100);
+});

@@ -121,12 +121,13 @@ test("a reply that is not JSON, has the wrong types or unknown keys is 422", asy
 
 test("a body over 256 KiB is refused with 413 body.too_large, whether or not it declares its length", async () => {
   const { ask, call } = await question(s.person, s.agent);
-  const huge = JSON.stringify({ outcome: "answered", selected: [], text: "x".repeat(256 * 1024) });
-  const declared = await s.person.api("POST", `/asks/${ask.id}/reply`, { raw: huge });
+  // On a route that takes 256 KiB; a reply takes more, for its line comments (replies-follow-the-ask-rules).
+  const huge = JSON.stringify({ endpoint: "https://push.example/x", keys: { p256dh: "x", auth: "x" }, name: "x".repeat(256 * 1024) });
+  const declared = await s.person.api("POST", "/push/devices", { raw: huge });
   expect([declared.status, declared.body.code]).toEqual([413, "body.too_large"]);
 
   const bytes = new TextEncoder().encode(huge);
-  const streamed = await s.person.api("POST", `/asks/${ask.id}/reply`, {
+  const streamed = await s.person.api("POST", "/push/devices", {
     raw: new ReadableStream({
       start(controller) {
         for (let i = 0; i < bytes.length; i += 16 * 1024) controller.enqueue(bytes.subarray(i, i + 16 * 1024));

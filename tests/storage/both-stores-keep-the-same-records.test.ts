@@ -176,9 +176,10 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       const other = await fresh.another();
       const caller = await aPerson(fresh.store);
       await fresh.store.uploads.issue({ id: "upl_1", spaceId: caller.spaceId, tokenHash: "up_hash", tokenId: caller.tokenId, contentType: "image/png", maxBytes: 1024, expiresAt: at(30) });
-      expect(await other.uploads.ticket(caller.spaceId, "up_hash")).toEqual({ id: "upl_1", contentType: "image/png", maxBytes: 1024, expiresAt: at(30), storedAt: null, revokedAt: null });
+      expect(await other.uploads.ticket(caller.spaceId, "up_hash")).toEqual({ id: "upl_1", tokenId: caller.tokenId, contentType: "image/png", maxBytes: 1024, expiresAt: at(30), storedAt: null, revokedAt: null });
       const bytes = new Uint8Array(256).map((_, i) => i);
-      const spent = await Promise.all([fresh.store.uploads.store("upl_1", bytes, at(2)), other.uploads.store("upl_1", bytes.slice().reverse(), at(2))]);
+      const quota = { tokenId: caller.tokenId, spaceId: caller.spaceId, tokenBytes: 1e6, spaceBytes: 1e6 };
+      const spent = await Promise.all([fresh.store.uploads.store("upl_1", bytes, at(2), quota), other.uploads.store("upl_1", bytes.slice().reverse(), at(2), quota)]);
       expect(spent.sort()).toEqual([false, true]);
       const read = await other.uploads.read(caller.spaceId, "upl_1");
       expect(read?.contentType).toBe("image/png");
@@ -186,6 +187,24 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       expect(await fresh.store.uploads.read("spc_other", "upl_1")).toBeUndefined();
       expect(await other.uploads.storedAmong(caller.spaceId, ["upl_1", "upl_1", "upl_none"])).toEqual(["upl_1"]);
       expect(await other.uploads.storedAmong(caller.spaceId, [])).toEqual([]);
+    });
+
+    test("stored image bytes are held to the token's and the space's quota, and images no ask named are swept after their grace", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const caller = await aPerson(fresh.store);
+      const ticket = (id: string) => ({ id, spaceId: caller.spaceId, tokenHash: `hash_${id}`, tokenId: caller.tokenId, contentType: "image/png", maxBytes: 1024, expiresAt: at(30) });
+      for (const id of ["upl_1", "upl_2", "upl_3"]) await fresh.store.uploads.issue(ticket(id));
+      const quota = (tokenBytes: number, spaceBytes: number) => ({ tokenId: caller.tokenId, spaceId: caller.spaceId, tokenBytes, spaceBytes });
+      expect(await fresh.store.uploads.store("upl_1", new Uint8Array(100), at(1), quota(150, 1000))).toBe(true);
+      expect(await other.uploads.store("upl_2", new Uint8Array(100), at(2), quota(150, 1000))).toBe("token");
+      expect(await other.uploads.store("upl_2", new Uint8Array(100), at(2), quota(1000, 150))).toBe("space");
+      expect(await other.uploads.store("upl_2", new Uint8Array(50), at(2), quota(150, 150))).toBe(true);
+      expect(await other.uploads.store("upl_3", new Uint8Array(10), at(3), quota(1000, 1000))).toBe(true);
+      await other.uploads.referenced(caller.spaceId, ["upl_1"], at(4));
+      // Before 09:00:03: upl_2, stored at 09:00:02 and never named, goes; upl_3 is still in its grace.
+      expect(await fresh.store.uploads.sweepOrphans(at(3))).toBe(1);
+      expect((await other.uploads.storedAmong(caller.spaceId, ["upl_1", "upl_2", "upl_3"])).sort()).toEqual(["upl_1", "upl_3"]);
     });
 
     test("a token's unused tickets are counted on every replica, a revoked token's ticket says so, and expired ones are swept", async () => {
@@ -196,7 +215,7 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       await fresh.store.uploads.issue(ticket("upl_a", at(30)));
       await other.uploads.issue(ticket("upl_b", at(30)));
       await other.uploads.issue(ticket("upl_old", at(5)));
-      await fresh.store.uploads.store("upl_b", new Uint8Array([1]), at(3));
+      await fresh.store.uploads.store("upl_b", new Uint8Array([1]), at(3), { tokenId: caller.tokenId, spaceId: caller.spaceId, tokenBytes: 1e6, spaceBytes: 1e6 });
       // At 09:00:10: upl_a is unused and good, upl_b is used, upl_old has expired.
       expect(await other.uploads.unusedHeldBy(caller.tokenId, at(10))).toBe(1);
       expect(await fresh.store.uploads.sweepExpired(at(10))).toBe(1);
@@ -246,6 +265,7 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
     const task = (id: string, spaceId: string, ttlMs: number | null, second: number) => ({
       id,
       spaceId,
+      tokenId: null,
       askId: null,
       status: "working",
       statusMessage: null,
@@ -294,11 +314,17 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       const other = await fresh.another();
       const ada = await aPerson(fresh.store);
       const bob = await aPerson(fresh.store, "default", "Bob");
-      const device = (id: string, endpoint: string, second: number) => ({ id, spaceId: ada.spaceId, personId: ada.person.id, endpoint, p256dh: "key", auth: "auth", name: "Laptop", loudness: '{"quiet":false}', createdAt: at(second) });
-      await fresh.store.push.saveDevice(device("dev_1", "https://push.example/1", 1), true);
-      await fresh.store.push.saveDevice(device("dev_2", "https://push.example/2", 2), true);
+      const device = (id: string, endpoint: string, second: number) => ({ id, spaceId: ada.spaceId, personId: ada.person.id, endpoint, p256dh: "key", auth: "auth", name: "Laptop", loudness: '{"quiet":false}', createdAt: at(second), tokenId: null });
+      await fresh.store.push.saveDevice(device("dev_1", "https://push.example/1", 1), true, 2);
+      await fresh.store.push.saveDevice(device("dev_2", "https://push.example/2", 2), true, 2);
+      // A third device is past the cap of two; the same endpoint again is not a new device.
+      expect(await fresh.store.push.saveDevice(device("dev_3", "https://push.example/3", 2), true, 2)).toBe("too_many");
+      // Another person's subscription to a known endpoint is their own device, never a takeover of ada's.
+      const bobs = await other.push.saveDevice({ ...device("dev_bob", "https://push.example/1", 2), spaceId: bob.spaceId, personId: bob.person.id }, true, 2);
+      expect(bobs).toMatchObject({ id: "dev_bob", personId: bob.person.id });
+      expect(await other.push.forgetDevice("dev_bob")).toBe(true);
       // The same endpoint again: the same device, renamed, its loudness kept unless given.
-      const renewed = await other.push.saveDevice({ ...device("dev_new", "https://push.example/1", 3), name: "Work laptop", loudness: '{"quiet":true}' }, false);
+      const renewed = await other.push.saveDevice({ ...device("dev_new", "https://push.example/1", 3), name: "Work laptop", loudness: '{"quiet":true}' }, false, 2);
       expect(renewed).toMatchObject({ id: "dev_1", name: "Work laptop", loudness: '{"quiet":false}', createdAt: at(1) });
       expect((await other.push.devicesOf(ada.person.id)).map((d) => d.id)).toEqual(["dev_1", "dev_2"]);
       expect((await other.push.devicesInSpace(ada.spaceId)).map((d) => d.id).sort()).toEqual(["dev_1", "dev_2"]);
@@ -308,8 +334,23 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       expect(await other.push.removeDevice(ada.person.id, "dev_2")).toBe(true);
       await fresh.store.push.pushed("dev_1", at(9));
       expect((await other.push.devicesOf(ada.person.id))[0].lastPushAt).toBe(at(9));
-      await other.push.forgetDevice("dev_1");
+      expect((await other.push.listDevices()).map((d) => [d.id, d.person, d.endpoint])).toEqual([["dev_1", "Ada", "https://push.example/1"]]);
+      expect(await other.push.forgetDevice("dev_1")).toBe(true);
+      expect(await other.push.forgetDevice("dev_1")).toBe(false);
       expect(await fresh.store.push.devicesOf(ada.person.id)).toEqual([]);
+    });
+
+    test("revoking a token removes the devices it registered, in the same commit", async () => {
+      const fresh = await kind.fresh();
+      const other = await fresh.another();
+      const phone = await aPerson(fresh.store);
+      const laptop = await aPerson(fresh.store);
+      const device = (id: string, caller: Caller) => ({ id, spaceId: caller.spaceId, personId: caller.person.id, endpoint: `https://push.example/${id}`, p256dh: "key", auth: "auth", name: id, loudness: "{}", createdAt: at(1), tokenId: caller.tokenId });
+      await fresh.store.push.saveDevice(device("dev_phone", phone), true, 20);
+      await fresh.store.push.saveDevice(device("dev_laptop", laptop), true, 20);
+      expect(await other.tokens.revoke(phone.tokenId, at(2))).toBe(true);
+      expect((await fresh.store.push.devicesInSpace(phone.spaceId)).map((d) => d.id)).toEqual(["dev_laptop"]);
+      expect((await fresh.store.push.devicesOf(phone.person.id)).map((d) => d.id)).toEqual(["dev_laptop"]);
     });
 
     test("each turn of an ask is claimed for a push once, whichever replica sees it first", async () => {

@@ -90,12 +90,40 @@ export class PostgresServer {
     const data = join(this.dir, "data");
     const init = asPostgres([join(this.#bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
     if (init.exitCode !== 0) throw new Error(`initdb failed:\n${init.out}`);
-    const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=on`;
-    const started = asPostgres([join(this.#bin, "pg_ctl"), "-D", data, "-l", join(this.dir, "log"), "-w", "-o", opts, "start"]);
-    if (started.exitCode !== 0) throw new Error(`pg_ctl start failed:\n${started.out}`);
+    this.#run();
     // pg_ctl leaves the server running on its own: a test process that dies still stops it.
     process.once("exit", this.#stopOnExit);
     return this;
+  }
+
+  /** Starts the server on its data directory and port, and waits until it takes connections. */
+  #run(): void {
+    const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=on`;
+    const started = asPostgres([join(this.#bin, "pg_ctl"), "-D", join(this.dir, "data"), "-l", join(this.dir, "log"), "-w", "-o", opts, "start"]);
+    if (started.exitCode !== 0) throw new Error(`pg_ctl start failed:\n${started.out}`);
+  }
+
+  /** Stops the server cleanly (`pg_ctl stop -m fast`: sessions are ended, the data is checkpointed). */
+  stopCleanly(): void {
+    const r = asPostgres([join(this.#bin, "pg_ctl"), "-D", join(this.dir, "data"), "-m", "fast", "-w", "stop"]);
+    if (r.exitCode !== 0) throw new Error(`pg_ctl stop failed:\n${r.out}`);
+  }
+
+  /** Kills the server and every backend with SIGKILL, as a crash would; `resume` then recovers it. */
+  async kill9(): Promise<void> {
+    const postmaster = Number(readFileSync(join(this.dir, "data", "postmaster.pid"), "utf8").split("\n")[0]);
+    const children = Bun.spawnSync(["ps", "-o", "pid=", "--ppid", String(postmaster)]).stdout.toString().trim().split(/\s+/).filter(Boolean).map(Number);
+    for (const pid of [postmaster, ...children]) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {}
+    }
+    while ([postmaster, ...children].some(isAlive)) await Bun.sleep(10);
+  }
+
+  /** Starts the server again after `stopCleanly` or `kill9`, on the same port and data. */
+  resume(): void {
+    this.#run();
   }
 
   /** Creates a database, as a copy of `template` when given (a migrated one copies faster than it migrates). */

@@ -22,8 +22,9 @@ interface Sub {
   id: string;
   ecdh: ECDH;
   auth: Buffer;
-  /** What the service answers a push to this subscription with: 201, or 404/410 once it is gone. */
+  /** What the service answers a push to this subscription with: 201, or 404/410 once it is gone, or a redirect. */
   status: number;
+  headers: Record<string, string>;
 }
 
 export class PushReceiver {
@@ -31,6 +32,7 @@ export class PushReceiver {
   /** Pushes refused because they did not decrypt or verify: a test expects none. */
   readonly refused: string[] = [];
   #subs = new Map<string, Sub>();
+  #attempts = new Map<string, number>();
   #waiters: (() => void)[] = [];
 
   private constructor(
@@ -61,19 +63,29 @@ export class PushReceiver {
     return receiver;
   }
 
+  /** Its `host:port`, for a relay's `LOOPBACK_PUSH_HOSTS`: it lives on loopback, which a relay pushes to only when told. */
+  get host(): string {
+    return `127.0.0.1:${this.server.port}`;
+  }
+
   /** A new subscription, as `PushSubscription.toJSON()` gives it. */
   subscribe(): { id: string; endpoint: string; keys: { p256dh: string; auth: string } } {
     const id = randomBytes(8).toString("hex");
     const ecdh = createECDH("prime256v1");
     ecdh.generateKeys();
     const auth = randomBytes(16);
-    this.#subs.set(id, { id, ecdh, auth, status: 201 });
+    this.#subs.set(id, { id, ecdh, auth, status: 201, headers: {} });
     return { id, endpoint: `https://127.0.0.1:${this.server.port}/push/${id}`, keys: { p256dh: ecdh.getPublicKey("base64url"), auth: auth.toString("base64url") } };
   }
 
-  /** From now on the service answers pushes to `id` with `status`, as one does for a lapsed subscription. */
-  answer(id: string, status: number): void {
-    this.#subs.get(id)!.status = status;
+  /** From now on the service answers pushes to `id` with `status` (and `headers`), as one does for a lapsed subscription. */
+  answer(id: string, status: number, headers: Record<string, string> = {}): void {
+    Object.assign(this.#subs.get(id)!, { status, headers });
+  }
+
+  /** How many pushes to `id` arrived, whatever they were answered. */
+  attempts(id: string): number {
+    return this.#attempts.get(id) ?? 0;
   }
 
   for(id: string): Received[] {
@@ -100,7 +112,11 @@ export class PushReceiver {
     const sub = id ? this.#subs.get(id) : undefined;
     if (!sub || request.method !== "POST") return new Response(null, { status: 404 });
     const body = Buffer.from(await request.arrayBuffer());
-    if (sub.status !== 201) return new Response(null, { status: sub.status });
+    this.#attempts.set(sub.id, this.attempts(sub.id) + 1);
+    if (sub.status !== 201) {
+      for (const w of this.#waiters.splice(0)) w();
+      return new Response(null, { status: sub.status, headers: sub.headers });
+    }
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
     try {

@@ -11,6 +11,7 @@ import { Person } from "./person.ts";
 import { PostgresServer } from "./postgres.ts";
 import { freePort, RelayProcess } from "./relay-process.ts";
 import { assertNoInternalErrors } from "./scene.ts";
+import { TcpProxy } from "./tcp-proxy.ts";
 
 export interface ReplicasOptions {
   /** Extra environment for every replica, such as `LOOPBACK_STREAM_RETRY_S`. */
@@ -21,6 +22,8 @@ export interface ReplicasOptions {
    * PostgreSQL. `postgres` (the default) is the real thing.
    */
   store?: "postgres" | "sqlite";
+  /** The replicas reach PostgreSQL through a TCP proxy the test can cut (`r.proxy`), as a network fault would. */
+  throughProxy?: boolean;
 }
 
 /** The address HAProxy connects to the replicas from, which they trust for X-Forwarded-For. */
@@ -32,6 +35,7 @@ export class Replicas {
     readonly balancer: HaProxy,
     readonly postgres: PostgresServer | undefined,
     readonly databaseUrl: string | undefined,
+    readonly proxy: TcpProxy | undefined,
   ) {}
 
   /** Starts PostgreSQL, `count` replicas on one database, and HAProxy in front of them. */
@@ -40,8 +44,13 @@ export class Replicas {
     const postgres = store === "postgres" ? await new PostgresServer().start() : undefined;
     let relays: RelayProcess[] = [];
     let balancer: HaProxy | undefined;
+    let proxy: TcpProxy | undefined;
     try {
-      const databaseUrl = postgres?.createDatabase("loopback");
+      let databaseUrl = postgres?.createDatabase("loopback");
+      if (opts.throughProxy && postgres && databaseUrl) {
+        proxy = await new TcpProxy({ host: "127.0.0.1", port: postgres.port }).start();
+        databaseUrl = databaseUrl.replace(`:${postgres.port}/`, `:${proxy.port}/`);
+      }
       const balancerPort = await freePort();
       const env = {
         ...(databaseUrl && { LOOPBACK_DATABASE_URL: databaseUrl }),
@@ -66,12 +75,13 @@ export class Replicas {
           if (tries >= 3 || !String(e).includes("Address already in use")) throw e;
         }
       }
-      const replicas = new Replicas(relays, balancer, postgres, databaseUrl);
+      const replicas = new Replicas(relays, balancer, postgres, databaseUrl, proxy);
       for (let i = 0; i < count; i++) await balancer.until(name(i), "UP");
       return replicas;
     } catch (e) {
       await Promise.allSettled(relays.map((r) => r.dispose()));
       await balancer?.stop();
+      await proxy?.stop();
       postgres?.stop();
       throw e;
     }
@@ -129,6 +139,7 @@ export class Replicas {
     const logs = this.relays.map((r) => r.log);
     await Promise.allSettled(this.relays.map((r) => r.dispose()));
     await this.balancer.stop();
+    await this.proxy?.stop();
     this.postgres?.stop();
     for (const log of logs) assertNoInternalErrors(log);
   }

@@ -49,11 +49,17 @@ export function statusLabel(ask: Ask): string {
   return closedLabel(ask);
 }
 
+/** How much of an answer a closed row shows. */
+const ANSWER_SHOWN_CHARS = 40;
+
 export function closedLabel(ask: Ask): string {
   const reply = [...ask.thread].reverse().find((e) => e.author === "human")?.reply;
   switch (reply?.outcome) {
-    case "answered":
-      return "Answered";
+    case "answered": {
+      // What was answered, not only that it was: the choices, else the first words.
+      const said = reply.selected.join(", ") || (reply.text ?? "").trim();
+      return said ? `Answered: ${said.length > ANSWER_SHOWN_CHARS ? `${said.slice(0, ANSWER_SHOWN_CHARS)}…` : said}` : "Answered";
+    }
     case "approved":
       return "Approved";
     case "changes_requested":

@@ -52,6 +52,24 @@ describe("code", () => {
     expect(again).toEqual([count]);
   });
 
+  it("counts a file's lines without the newline that ends it, and numbers each", () => {
+    const code = Array.from({ length: 60 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    const { container } = render(Code, { code, language: "brainfuck" });
+    expect(screen.getByText("60 lines")).toBeTruthy();
+    expect(container.querySelectorAll("pre.plain .line")).toHaveLength(60);
+    expect(container.querySelector("[data-more-lines]")).toBeNull();
+  });
+
+  it("folds a long block behind a control that says how many more lines there are", async () => {
+    const code = Array.from({ length: 200 }, (_, i) => `line ${i + 1}`).join("\n");
+    const { container } = render(Code, { code, language: "brainfuck" });
+    const more = container.querySelector<HTMLButtonElement>("[data-more-lines]")!;
+    expect(more.textContent).toContain("Show 120 more lines");
+    expect(container.querySelector(".lines.folded")).not.toBeNull();
+    more.click();
+    await waitFor(() => expect(container.querySelector(".lines.folded")).toBeNull());
+  });
+
   it("escapes code that looks like HTML", async () => {
     const { container } = render(Code, { code: '<img src=x onerror="alert(1)">', language: "html" });
     await waitFor(() => expect(container.querySelector(".highlighted")).not.toBeNull(), { timeout: 5000 });

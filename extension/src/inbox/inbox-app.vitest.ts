@@ -5,6 +5,7 @@ import { aQuestion, aReview, fresh, personReplies } from "../testing/asks";
 import { fakeSession } from "../testing/fake-session";
 import InboxApp from "./InboxApp.svelte";
 import { Route } from "./route.svelte";
+import { sentNotice } from "../reply/sent-notice.svelte";
 
 const at = (minute: number) => `2025-01-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
 
@@ -70,11 +71,14 @@ describe("the inbox", () => {
   });
 
   it("approves a review with a, and dismisses with d only after confirming", async () => {
+    sentNotice.clear();
     const { review, question, client, route } = setup();
     route.open(question.id);
     await waitFor(() => expect(screen.getByRole("heading", { level: 1 })).toBeTruthy());
     await key("d");
     expect(screen.getByRole("alertdialog")).toBeTruthy();
+    // The focus is on Keep: a space after a stray `d` keeps the ask.
+    await waitFor(() => expect(document.activeElement?.textContent).toBe("Keep"));
     expect(client.reply).not.toHaveBeenCalled();
     await key("Escape");
     route.open(review.id);

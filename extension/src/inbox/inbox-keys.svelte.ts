@@ -48,14 +48,36 @@ export class InboxKeys {
     if (ask) this.inHistory = !isOpen(ask);
   }
 
-  /** The selection stays among what j/k walk; it starts on the first ask waiting for the person. */
+  /** The asks waiting for the person the selection has already seen arrive. */
+  #seenTheirs = new Set<string>();
+  /** Whether the first asks have loaded: those are not news. */
+  #seenAny = false;
+  /** An ask that came for the person while another was open, said until they open one. */
+  newArrival = $state<string | null>(null);
+
+  /**
+   * The selection stays among what j/k walk; it starts on the first ask waiting for the person,
+   * and a new ask waiting for them takes it from a row that is not their move, so Enter opens what
+   * needs them.
+   */
   keepSelectionInWalk(): void {
+    const theirs = this.#inbox.visibleOpen.filter((a) => a.status === "awaiting_human");
+    const arrived = theirs.find((a) => !this.#seenTheirs.has(a.id));
+    for (const a of theirs) this.#seenTheirs.add(a.id);
+    if (arrived && this.#route.askId && arrived.id !== this.#route.askId && this.#seenAny) this.newArrival = arrived.id;
+    this.#seenAny ||= this.#inbox.visibleOpen.length + this.#inbox.visibleClosed.length > 0;
     if (this.selectedId && this.selectedId === this.#route.askId) return;
-    if (this.chosen && this.walk.some((a) => a.id === this.selectedId)) return;
+    const selected = this.walk.find((a) => a.id === this.selectedId);
+    if (arrived && selected && selected.status !== "awaiting_human" && !this.inHistory) {
+      this.selectedId = arrived.id;
+      return;
+    }
+    if (this.chosen && selected) return;
     this.selectedId = this.walk[0]?.id ?? null;
   }
 
   open(id: string): void {
+    this.newArrival = null;
     this.chosen = true;
     this.selectedId = id;
     const ask = this.#inbox.get(id);

@@ -15,6 +15,8 @@ export function isActionable(target: EventTarget | null): boolean {
 }
 
 /** Each shortcut: its alternatives, each a combination of keys. */
+const MAC = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform);
+
 export const SHORTCUTS: { keys: string[][]; what: string }[] = [
   { keys: [["j"], ["↓"]], what: "Next ask (open ones; closed ones in history)" },
   { keys: [["k"], ["↑"]], what: "Previous ask" },
@@ -22,11 +24,11 @@ export const SHORTCUTS: { keys: string[][]; what: string }[] = [
   { keys: [["Enter"]], what: "Open the selected ask" },
   { keys: [["Esc"]], what: "Back to the list" },
   { keys: [["1–6"]], what: "Pick a choice" },
-  { keys: [["r"]], what: "Write a reply" },
-  { keys: [["Ctrl", "Enter"], ["⌘", "Enter"]], what: "Send" },
-  { keys: [["a"]], what: "Approve a review (sent after 5 s)" },
-  { keys: [["u"]], what: "Undo an approval before it is sent" },
+  { keys: [["r"]], what: "Write a reply (a briefing: on its first open point)" },
+  { keys: [[MAC ? "⌘" : "Ctrl", "Enter"]], what: "Send an answer or replies; in a line comment, save it" },
+  { keys: [["a"]], what: "Approve a review (held 5 s, with Undo)" },
+  { keys: [["u"]], what: "Undo a verdict or a dismissal before it is sent" },
   { keys: [["c"]], what: "Comment on the line picked with ↑ ↓ in code or a diff" },
-  { keys: [["d"]], what: "Dismiss (asks to confirm)" },
+  { keys: [["d"]], what: "Dismiss (asks first, then held 5 s with Undo)" },
   { keys: [["?"]], what: "Show these shortcuts" },
 ];

@@ -2,6 +2,7 @@ import type { Whoami } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
 import { RelayClient, normalizeBase } from "../relay/relay-client";
 import { RelayError } from "../relay/relay-error";
+import { TOKEN_COMMAND, notAPersonToken } from "../relay/person-token";
 import type { RevisionGap } from "../relay/revision";
 import type { WorkerMessage } from "../worker/messages";
 import { readSettings, readToken, writeSettings, writeToken } from "../worker/storage-items";
@@ -49,7 +50,7 @@ export class ConnectionForm {
     }
     const token = this.token.trim() || (await readToken());
     if (!token) {
-      this.result = { ok: false, reason: "Paste your token: on the relay, loopback token create --person NAME prints one." };
+      this.result = { ok: false, reason: `Paste your token: the relay's first start printed it, and ${TOKEN_COMMAND.clone} makes another (see below).` };
       return;
     }
     this.busy = true;
@@ -58,6 +59,11 @@ export class ConnectionForm {
       let revision: RevisionGap = "same";
       const client = new RelayClient({ base, token, onRevision: (gap) => (revision = gap) });
       const who = await client.whoami(AbortSignal.timeout(10_000));
+      const refused = await notAPersonToken(client, AbortSignal.timeout(10_000));
+      if (refused) {
+        this.result = { ok: false, reason: refused };
+        return;
+      }
       this.result = { ok: true, who, revision, base };
       if (save) {
         await writeSettings({ relayUrl: base, notify: this.notify });

@@ -7,11 +7,13 @@ import type { Session } from "../base/session";
 import type { StreamState } from "../relay/event-stream";
 import { RelayClient } from "../relay/relay-client";
 import type { RevisionGap } from "../relay/revision";
-import type { PanelMessage, WorkerMessage } from "../worker/messages";
+import { PANEL_PORT, type PanelMessage, type WorkerMessage } from "../worker/messages";
 import { ASK_PREFIX, focusItem, indexItem, readAsks, readSettings, readStatus, readToken, settingsItem, statusItem, tokenItem, type Status } from "../worker/storage-items";
 
-/** While the panel is open it pokes the worker this often, so a stopped worker is back within seconds. */
+/** While the panel is open it pokes the worker this often: a safety net behind the port below. */
 const WAKE_MS = 15_000;
+/** A breath before connecting again to a worker that just stopped, so the new one is started. */
+const RECONNECT_PORT_MS = 50;
 /** A notification click older than this is not acted on when the panel opens later. */
 const FOCUS_FRESH_MS = 60_000;
 
@@ -49,6 +51,7 @@ export class PanelSession implements Session {
     document.addEventListener("visibilitychange", () => document.visibilityState === "visible" && this.#wake(), { signal });
 
     await Promise.all([this.#readClient(), this.#readStatus(), this.#readAsks()]);
+    this.#holdPort(signal);
     this.#wake();
     const focus = await focusItem.getValue();
     if (focus && Date.now() - focus.at < FOCUS_FRESH_MS) {
@@ -67,6 +70,22 @@ export class PanelSession implements Session {
 
   openSettings(): void {
     void browser.runtime.openOptionsPage();
+  }
+
+  /**
+   * Keeps a port open to the worker. Chrome stops an idle worker without a word, and what it
+   * stored (a "live" connection, the asks) goes stale at once: the port's end tells the panel so,
+   * the panel stops saying Live, and connecting again starts a new worker, which reconnects.
+   */
+  #holdPort(signal: AbortSignal) {
+    if (signal.aborted) return;
+    const port = browser.runtime.connect({ name: PANEL_PORT });
+    signal.addEventListener("abort", () => port.disconnect(), { once: true });
+    port.onDisconnect.addListener(() => {
+      if (signal.aborted) return;
+      if (this.stream?.state === "live") this.stream = { state: "connecting" };
+      setTimeout(() => this.#holdPort(signal), RECONNECT_PORT_MS);
+    });
   }
 
   #wake() {

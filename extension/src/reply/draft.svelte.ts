@@ -1,10 +1,13 @@
 import type { Ask, Reply } from "@loopback/shared/generated/types";
+import { SvelteSet } from "svelte/reactivity";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { RelayError, describeError } from "../relay/relay-error";
 import type { Session } from "../base/session";
 import { ReviewComments } from "../review/line-comments.svelte";
+import { askTitle } from "../base/ask-labels";
+import { sentNotice } from "./sent-notice.svelte";
 
-/** How long a reply sent with a single key waits, so a stray key press can be taken back. */
+/** How long a verdict or a dismissal waits before it goes, so a stray key, click or tap can be taken back. */
 export const UNDO_MS = 5_000;
 
 /** A reply kept back from the relay: for its undo window, or because the relay could not be reached. */
@@ -29,7 +32,6 @@ export interface PointDraft {
 export class Draft {
   selected = $state<string[]>([]);
   text = $state("");
-  verdict = $state<"approved" | "changes_requested">("approved");
   askingBack = $state(false);
   followUp = $state("");
   points = $state<Record<string, PointDraft>>({});
@@ -38,8 +40,20 @@ export class Draft {
   confirmingDismiss = $state(false);
   sending = $state(false);
   error = $state<string | null>(null);
-  held = $state<Held | null>(null);
+  #held = $state<Held | null>(null);
   timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(readonly askId = "") {}
+
+  get held(): Held | null {
+    return this.#held;
+  }
+
+  set held(held: Held | null) {
+    this.#held = held;
+    if (held?.reason === "offline") offline.add(this.askId);
+    else offline.delete(this.askId);
+  }
 
   /** While a reply is on its way (or held back), what it was built from must not change. */
   get locked(): boolean {
@@ -53,9 +67,13 @@ export class Draft {
 
 const drafts = new Map<string, Draft>();
 
+/** The asks whose reply is held until the relay can be reached, so the inbox can name them. */
+const offline = new SvelteSet<string>();
+export const heldForRelay = (): string[] => [...offline];
+
 export function draftFor(askId: string): Draft {
   let draft = drafts.get(askId);
-  if (!draft) drafts.set(askId, (draft = new Draft()));
+  if (!draft) drafts.set(askId, (draft = new Draft(askId)));
   return draft;
 }
 
@@ -63,6 +81,7 @@ export function forgetDraft(askId: string): void {
   const draft = drafts.get(askId);
   clearTimeout(draft?.timer);
   drafts.delete(askId);
+  offline.delete(askId);
 }
 
 /**
@@ -156,6 +175,7 @@ async function deliver(session: Session, askId: string, draft: Draft, reply: Rep
     forgetDraft(askId);
     draft.held = null;
     if (waiting.length) draftFor(askId).comments.list = waiting;
+    sentNotice.record(askId, askTitle(updated), reply);
     session.applied(updated);
     return true;
   } catch (e) {

@@ -83,14 +83,26 @@ describe("question reply", () => {
     expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "follow_up", question: "Which Friday?" });
   });
 
-  it("dismisses only after the person confirms", async () => {
+  it("holds a clicked Dismiss for its undo window, and Undo keeps the ask", async () => {
     const { ask, client } = setup();
     await fireEvent.click(screen.getByRole("button", { name: /Dismiss/ }));
     expect(client.reply).not.toHaveBeenCalled();
-    const dialog = screen.getByRole("alertdialog");
-    expect(dialog.textContent).toContain("Dismiss without an answer?");
-    await fireEvent.click(screen.getByRole("button", { name: "Dismiss" }));
+    expect(screen.getByRole("status").textContent).toContain("Dismissing in");
+    await fireEvent.click(screen.getByRole("button", { name: /Undo/ }));
+    expect(screen.queryByRole("status")).toBeNull();
+    await fireEvent.click(screen.getByRole("button", { name: /Dismiss/ }));
+    await fireEvent.click(screen.getByRole("button", { name: "Send now" }));
     expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "dismissed" });
+  });
+
+  it("asks before a `d` dismisses, with the focus on Keep", async () => {
+    const { client, keys } = setup();
+    keys.current!.dismiss!();
+    await waitFor(() => expect(document.activeElement?.textContent).toBe("Keep"));
+    expect(screen.getByRole("alertdialog").textContent).toContain("Dismiss without an answer?");
+    await fireEvent.click(document.activeElement!);
+    expect(screen.queryByRole("alertdialog")).toBeNull();
+    expect(client.reply).not.toHaveBeenCalled();
   });
 
   it("answers the keyboard: number keys pick, send sends", async () => {

@@ -27,3 +27,6 @@ const KEY = Symbol("loopback.replyKeys");
 export const REPLY_KEYS_CONTEXT_KEY = KEY;
 export const setReplyKeys = (keys: ReplyKeys) => setContext(KEY, keys);
 export const getReplyKeys = () => getContext<ReplyKeys | undefined>(KEY);
+
+/** The send shortcut as this machine's keyboard spells it. */
+export const SEND_KEY = typeof navigator !== "undefined" && /Mac|iPhone|iPad/.test(navigator.platform) ? "⌘↵" : "Ctrl ↵";

@@ -6,6 +6,12 @@ import { draftFor } from "./draft.svelte";
 import ReviewReply from "./ReviewReply.svelte";
 import { UNDO_MS } from "./draft.svelte";
 
+/** Presses a verdict and lets it go at once with Send now, as the person may instead of waiting. */
+async function verdict(name: RegExp) {
+  await fireEvent.click(screen.getByRole("button", { name }));
+  await fireEvent.click(screen.getByRole("button", { name: "Send now" }));
+}
+
 function setup() {
   const ask = fresh(aReview());
   const fake = fakeSession([ask]);
@@ -15,37 +21,47 @@ function setup() {
 }
 
 describe("review reply", () => {
-  it("approves without a note", async () => {
-    const { ask, client } = setup();
-    const approve = screen.getByRole("button", { name: /^Approve/ });
-    expect((approve as HTMLButtonElement).disabled).toBe(false);
-    await fireEvent.click(approve);
-    expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "approved" });
+  it("preselects no verdict", () => {
+    setup();
+    expect(document.querySelectorAll("[aria-checked=true], [aria-pressed=true]").length).toBe(0);
+  });
+
+  it("holds a clicked Approve for its undo window, then approves without a note", async () => {
+    vi.useFakeTimers();
+    try {
+      const { ask, client } = setup();
+      await fireEvent.click(screen.getByRole("button", { name: /Approve/ }));
+      expect(screen.getByRole("status").textContent).toContain("Approving in 5 s");
+      await vi.advanceTimersByTimeAsync(UNDO_MS - 100);
+      expect(client.reply).not.toHaveBeenCalled();
+      await vi.advanceTimersByTimeAsync(100);
+      expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "approved" });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("approves with a note when one is written", async () => {
     const { ask, client } = setup();
-    await fireEvent.input(screen.getByLabelText("Note"), { target: { value: "Nice and small." } });
-    await fireEvent.click(screen.getByRole("button", { name: /^Approve/ }));
+    await fireEvent.input(screen.getByLabelText("Note or feedback"), { target: { value: "Nice and small." } });
+    await verdict(/Approve/);
     expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "approved", note: "Nice and small." });
   });
 
   it("requests changes only with feedback", async () => {
     const { ask, client } = setup();
-    await fireEvent.click(screen.getByRole("radio", { name: /Request changes/ }));
-    const requestChanges = screen.getByRole("button", { name: /^Request changes/ });
-    expect((requestChanges as HTMLButtonElement).disabled).toBe(true);
-    await fireEvent.input(screen.getByLabelText("Feedback"), { target: { value: "Rename the flag." } });
-    expect((requestChanges as HTMLButtonElement).disabled).toBe(false);
-    await fireEvent.click(requestChanges);
+    await fireEvent.click(screen.getByRole("button", { name: /Request changes/ }));
+    expect(screen.queryByRole("status")).toBeNull();
+    expect(document.activeElement).toBe(screen.getByLabelText("Note or feedback"));
+    await fireEvent.input(screen.getByLabelText("Note or feedback"), { target: { value: "Rename the flag." } });
+    await verdict(/Request changes/);
     expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "changes_requested", feedback: "Rename the flag." });
   });
 
-  it("approves on the `a` key, whatever verdict is showing, once its undo window has passed", async () => {
+  it("approves on the `a` key once its undo window has passed", async () => {
     vi.useFakeTimers();
     try {
       const { ask, client, keys } = setup();
-      await fireEvent.click(screen.getByRole("radio", { name: /Request changes/ }));
       keys.current!.approve!();
       await vi.advanceTimersByTimeAsync(0);
       expect(screen.getByRole("status").textContent).toContain("Approving in 5 s");
@@ -62,13 +78,13 @@ describe("review reply", () => {
     vi.useFakeTimers();
     try {
       const { client, keys } = setup();
-      await fireEvent.input(screen.getByLabelText("Note"), { target: { value: "Ship it." } });
+      await fireEvent.input(screen.getByLabelText("Note or feedback"), { target: { value: "Ship it." } });
       keys.current!.approve!();
       await vi.advanceTimersByTimeAsync(1_000);
       await fireEvent.click(screen.getByRole("button", { name: /^Undo/ }));
       await vi.advanceTimersByTimeAsync(UNDO_MS * 2);
       expect(client.reply).not.toHaveBeenCalled();
-      expect((screen.getByLabelText("Note") as HTMLTextAreaElement).value).toBe("Ship it.");
+      expect((screen.getByLabelText("Note or feedback") as HTMLTextAreaElement).value).toBe("Ship it.");
     } finally {
       vi.useRealTimers();
     }
@@ -80,11 +96,8 @@ describe("review reply", () => {
     comments.start({ block: 0 });
     comments.list[0]!.body = " Say why. ";
     comments.start({ block: 0, line: 1 });
-    await fireEvent.click(screen.getByRole("radio", { name: /Request changes/ }));
-    expect(screen.getByText(/1 comment on lines/)).toBeTruthy();
-    const requestChanges = screen.getByRole("button", { name: /^Request changes/ });
-    expect((requestChanges as HTMLButtonElement).disabled).toBe(false);
-    await fireEvent.click(requestChanges);
+    await waitFor(() => expect(screen.getByText(/1 comment on lines/)).toBeTruthy());
+    await verdict(/Request changes/);
     expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "changes_requested", comments: [{ block: 0, body: "Say why." }] });
   });
 
@@ -92,8 +105,8 @@ describe("review reply", () => {
     const { ask, client } = setup();
     draftFor(ask.id).comments.start({ block: 0 });
     draftFor(ask.id).comments.list[0]!.body = "Nice.";
-    await fireEvent.input(screen.getByLabelText("Note"), { target: { value: "Ship it." } });
-    await fireEvent.click(screen.getByRole("button", { name: /^Approve/ }));
+    await fireEvent.input(screen.getByLabelText("Note or feedback"), { target: { value: "Ship it." } });
+    await verdict(/Approve/);
     expect(client.reply).toHaveBeenCalledWith(ask.id, { outcome: "approved", note: "Ship it.", comments: [{ block: 0, body: "Nice." }] });
   });
 
@@ -102,7 +115,7 @@ describe("review reply", () => {
     client.reply.mockRejectedValueOnce(new Error("refused"));
     draftFor(ask.id).comments.start({ block: 0 });
     draftFor(ask.id).comments.list[0]!.body = "Keep me.";
-    await fireEvent.click(screen.getByRole("button", { name: /^Approve/ }));
+    await verdict(/Approve/);
     await waitFor(() => expect(client.reply).toHaveBeenCalled());
     expect(draftFor(ask.id).comments.toSend).toEqual([{ block: 0, body: "Keep me." }]);
   });

@@ -1,11 +1,14 @@
-// What changed between two rounds of a review: for each code and diff block, a diff of its text
-// then and now, and the earlier round's comments placed on the lines they were on (the diff's old
-// side), so the person can check each one was dealt with. Nothing said earlier is left out: a
-// comment whose line the changes do not show is listed with its block.
+// What changed between two rounds of a review: for each code block a diff of its code then and
+// now, and for each file of a diff the code the rounds show of it (its new side, and its old side
+// when that moved too) compared line by line, never the patch text. The earlier round's comments
+// sit on the lines they were on, so the person can check each one was dealt with. Nothing said
+// earlier is left out: a comment whose line the changes do not show is listed with its block.
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from "diff";
 import type { Block, ReviewAsk, ReviewComment } from "@loopback/shared/generated/types";
 import { anchorLabel, diffLines, withHeaders } from "@loopback/shared/ask-rules/index";
 import type { ShownComment } from "./line-comments.svelte";
+import { fileSides, type FileSides } from "./diff-sides";
+import { sidesPatch } from "./sides-patch";
 
 type Lined = Extract<Block, { type: "code" | "diff" }>;
 
@@ -22,7 +25,9 @@ export interface BlockChange {
 }
 
 export interface RoundChanges {
+  /** What changed, by code block and by file; unchanged ones are only named in `unchanged`. */
   blocks: BlockChange[];
+  unchanged: string[];
   /** Earlier comments on blocks that are neither code nor a diff, or that have no counterpart. */
   elsewhere: { label: string; body: string }[];
 }
@@ -131,7 +136,7 @@ export function roundChanges(earlier: ReviewAsk, current: ReviewAsk, earlierRoun
   const said = (c: ReviewComment) => ({ label: anchorLabel(before, c), body: c.body });
   const blocks: BlockChange[] = [];
 
-  const change = (old: Lined | undefined, oldIndex: number | undefined, cur: Lined | undefined, curIndex: number | undefined): BlockChange => {
+  const codeChange = (old: Extract<Lined, { type: "code" }> | undefined, oldIndex: number | undefined, cur: Extract<Lined, { type: "code" }> | undefined, curIndex: number | undefined): BlockChange => {
     const name = cur ? nameOf(cur, curIndex!) : nameOf(old!, oldIndex!);
     const oldText = old ? textOf(old) : "";
     const newText = cur ? textOf(cur) : "";
@@ -144,20 +149,72 @@ export function roundChanges(earlier: ReviewAsk, current: ReviewAsk, earlierRoun
     for (const c of mine) {
       const line = old && textLine(old, c);
       if (shown && line && shown.old.has(line)) {
-        placed.push({ kind: "earlier", anchor: { block: curIndex ?? -1, file: shown.path, side: "old", line }, body: c.body, round: earlierRound });
+        placed.push({ kind: "earlier", anchor: { block: -1, file: shown.path, side: "old", line }, body: c.body, round: earlierRound });
       } else aside.push(said(c));
     }
     return { name, state, patch, placed, aside };
   };
 
+  /** One file of a diff: its new side then and now, and its old side when the base moved too. */
+  const fileChanges = (old: FileSides | undefined, oldIndex: number | undefined, cur: FileSides | undefined): BlockChange[] => {
+    const path = (cur ?? old)!.path;
+    const mine = oldIndex === undefined ? [] : comments.filter((c) => c.block === oldIndex && c.file === path);
+    const state = !old ? "new" : !cur ? "gone" : "changed";
+    const code = sidesPatch(path, old?.new ?? [], cur?.new ?? []);
+    const base = old && cur ? sidesPatch(path, old.old, cur.old) : "";
+    const out: BlockChange[] = [];
+    const placedOnes = new Set<ReviewComment>();
+    const place = (patch: string, side: "old" | "new", name: string) => {
+      const shown = diffLines(patch)[0];
+      const placed: ShownComment[] = [];
+      for (const c of mine) {
+        if (c.side !== side || c.line === undefined || !shown?.old.has(c.line)) continue;
+        placedOnes.add(c);
+        placed.push({ kind: "earlier", anchor: { block: -1, file: shown.path, side: "old", line: c.line }, body: c.body, round: earlierRound });
+      }
+      out.push({ name, state, patch, placed, aside: [] });
+    };
+    if (code) place(code, "new", path);
+    if (base) place(base, "old", `${path} (the code it changes)`);
+    if (out.length === 0) return [];
+    out[0]!.aside = mine.filter((c) => !placedOnes.has(c)).map(said);
+    return out;
+  };
+
+  const unchanged: string[] = [];
+  const add = (changes: BlockChange[], names: string[]) => {
+    if (changes.length) blocks.push(...changes);
+    else unchanged.push(...names);
+  };
+  const diffChanges = (old: Extract<Lined, { type: "diff" }> | undefined, oldIndex: number | undefined, cur: Extract<Lined, { type: "diff" }> | undefined) => {
+    const before = old ? fileSides(old.diff, old.filename) : [];
+    const after = cur ? fileSides(cur.diff, cur.filename) : [];
+    for (const file of after) {
+      const was = before.find((f) => f.path === file.path);
+      const changes = fileChanges(was, was ? oldIndex : undefined, file);
+      add(changes, [file.path]);
+      // A file whose code is the same may still have comments said on it: kept with the list.
+      if (!changes.length && was && oldIndex !== undefined) elsewhereSaid.push(...comments.filter((c) => c.block === oldIndex && c.file === file.path).map(said));
+    }
+    for (const file of before) if (!after.some((f) => f.path === file.path)) blocks.push(...fileChanges(file, oldIndex, undefined));
+  };
+
+  const elsewhereSaid: { label: string; body: string }[] = [];
   now.forEach((b, i) => {
     if (!isLined(b)) return;
     const j = pairs.get(i);
-    blocks.push(change(j === undefined ? undefined : (before[j] as Lined), j, b, i));
+    const was = j === undefined ? undefined : before[j];
+    if (b.type === "code") {
+      const change = codeChange(was?.type === "code" ? was : undefined, j, b, i);
+      if (change.state === "unchanged" && !change.aside.length) unchanged.push(change.name);
+      else blocks.push(change);
+    } else diffChanges(was?.type === "diff" ? was : undefined, j, b);
   });
   before.forEach((b, j) => {
-    if (isLined(b) && !pairedEarlier.has(j)) blocks.push(change(b, j, undefined, undefined));
+    if (!isLined(b) || pairedEarlier.has(j)) return;
+    if (b.type === "code") blocks.push(codeChange(b, j, undefined, undefined));
+    else diffChanges(b, j, undefined);
   });
-  const elsewhere = comments.filter((c) => !isLined(before[c.block] ?? ({ type: "markdown" } as Block))).map(said);
-  return { blocks, elsewhere };
+  const elsewhere = [...comments.filter((c) => !isLined(before[c.block] ?? ({ type: "markdown" } as Block))).map(said), ...elsewhereSaid];
+  return { blocks, unchanged, elsewhere };
 }

@@ -7,3 +7,6 @@ export type WorkerMessage =
 
 /** What the worker says to an open side panel. */
 export type PanelMessage = { type: "open-ask"; askId: string };
+
+/** The port an open side panel holds to the worker, named so the worker knows it. */
+export const PANEL_PORT = "loopback.panel";

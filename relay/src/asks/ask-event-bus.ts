@@ -17,6 +17,24 @@ export class AskEventBus {
   /** The newest version published of each ask, the most recently published last. */
   #shown = new Map<string, AskState>();
 
+  #resyncs = new Set<() => void>();
+
+  /** Called when what was published may have missed changes, and whoever shows asks should read them all again. */
+  onResync(listener: () => void): () => void {
+    this.#resyncs.add(listener);
+    return () => this.#resyncs.delete(listener);
+  }
+
+  /**
+   * Changes may have been missed (the database or the replicas' channel was away): everything shown
+   * is read again. What was published is forgotten with it: a version remembered from before would
+   * have a `waiting` flip shown as that older state (an ask closed meanwhile shown open again).
+   */
+  resync(): void {
+    this.#shown.clear();
+    for (const listener of this.#resyncs) listener();
+  }
+
   listen(listener: AskListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

@@ -22,11 +22,12 @@ import {
   checkFollowUpAnswer,
   checkReply,
   checkOpen,
-  checkSize,
+  checkReplySize,
   openAsk,
 } from "@loopback/shared/ask-rules/index";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
+import { canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
@@ -96,6 +97,8 @@ export class AskService {
     private waiting: Waiting,
     /** How long a handed-over reply stays claimable by asking again with the same input. */
     private reclaimMs: number,
+    /** Open asks one token, and one space, may have at once. */
+    private caps: { maxOpenAsksPerToken: number; maxOpenAsksPerSpace: number } = { maxOpenAsksPerToken: Infinity, maxOpenAsksPerSpace: Infinity },
   ) {}
 
   // --- reading ------------------------------------------------------------------------------------
@@ -106,8 +109,8 @@ export class AskService {
 
   private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
     const stored = await this.store.get(askId);
-    // Another space's ask is as absent as one that never existed.
-    if (!stored || stored.spaceId !== caller.spaceId) throw problem("ask.not_found");
+    // Another space's ask, or another person's to an agent token, is as absent as one that never existed.
+    if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
     return stored;
   }
 
@@ -147,7 +150,7 @@ export class AskService {
     await this.assertImagesExist(caller, blocks);
     if (what.kind === "review" && (input as ReviewInput).revises) {
       const revised = await this.store.get((input as ReviewInput).revises!);
-      if (!revised || revised.spaceId !== caller.spaceId || revised.ask.kind !== "review") throw problem("ask.revises_unknown");
+      if (!revised || !canSee(caller, revised.spaceId, revised.ask) || revised.ask.kind !== "review") throw problem("ask.revises_unknown");
     }
     // An agent whose call was cut off (a crash, a client timeout) asks again with the same input: it
     // picks up the same ask, and any reply given meanwhile, instead of putting the question twice.
@@ -161,7 +164,10 @@ export class AskService {
       client,
       raisedBy: caller.person,
     });
-    await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0));
+    const { maxOpenAsksPerToken: perToken, maxOpenAsksPerSpace: perSpace } = this.caps;
+    const stored = await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace });
+    if (stored === "token_full") throw problem("asks.too_many", `A token may have ${perToken} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN).`);
+    if (stored === "space_full") throw problem("asks.space_full", `A space may have ${perSpace} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_SPACE).`);
     // Announced as waiting in its first frame, and held so until its call follows it: between the
     // two the call records where it starts, and a reader of the ask meanwhile must see the same.
     const release = this.waiting.hold(ask.id);
@@ -197,7 +203,7 @@ export class AskService {
   async reply(caller: Caller, askId: string, raw: unknown): Promise<Ask> {
     if (caller.tokenKind !== "person") throw problem("auth.person_required");
     const reply = parseShape(schemas.Reply, raw, "body.invalid");
-    assertOk(checkSize(reply));
+    assertOk(checkReplySize(reply));
     const stored = await this.load(caller, askId);
     assertOk(checkReply(stored.ask, reply));
     return this.commit(caller, stored, applyReply(stored.ask, reply, caller.person, this.clock.now()));

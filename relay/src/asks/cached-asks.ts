@@ -4,35 +4,60 @@
 // entry carries its version: a read from the file that raced a write here never replaces what the
 // write left.
 import type { Ask } from "@loopback/shared/generated/types";
-import type { AppendOutcome, AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
+import type { AppendOutcome, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../storage/store.ts";
 
-/** Asks kept, the most recently used last; the coldest are let go past this many. */
-export const CACHED_ASKS = 20_000;
+/** Bytes of asks kept (as JSON), the most recently used last; the coldest are let go past this. */
+export const CACHED_ASK_BYTES = 64 * 1024 * 1024;
 
 export class CachedAsks implements AskRecords {
-  #cache = new Map<string, VersionedAsk>();
+  #cache = new Map<string, { stored: VersionedAsk; bytes: number }>();
+  #bytes = 0;
 
-  constructor(private inner: AskRecords) {}
+  constructor(
+    private inner: AskRecords,
+    private maxBytes = CACHED_ASK_BYTES,
+  ) {}
 
-  #keep(stored: VersionedAsk): void {
-    const held = this.#cache.get(stored.ask.id);
-    if (held && held.version > stored.version) return;
-    this.#cache.delete(stored.ask.id);
-    this.#cache.set(stored.ask.id, stored);
-    if (this.#cache.size > CACHED_ASKS) this.#cache.delete(this.#cache.keys().next().value!);
+  /** How many bytes the asks held take, as JSON: what bounds the cache. */
+  get bytes(): number {
+    return this.#bytes;
   }
 
-  async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow): Promise<void> {
-    await this.inner.insert(spaceId, ask, fingerprint, call);
-    this.#keep({ spaceId, ask, delivered: 0, deliveredAt: null, version: 0 });
+  #held(id: string): VersionedAsk | undefined {
+    return this.#cache.get(id)?.stored;
+  }
+
+  #drop(id: string): void {
+    const held = this.#cache.get(id);
+    if (!held) return;
+    this.#cache.delete(id);
+    this.#bytes -= held.bytes;
+  }
+
+  #keep(stored: VersionedAsk): void {
+    const held = this.#held(stored.ask.id);
+    if (held && held.version > stored.version) return;
+    this.#drop(stored.ask.id);
+    // Strings count once per character: the size of what the ask holds, whatever its shape.
+    const bytes = JSON.stringify(stored.ask).length;
+    if (bytes > this.maxBytes) return;
+    this.#cache.set(stored.ask.id, { stored, bytes });
+    this.#bytes += bytes;
+    while (this.#bytes > this.maxBytes) this.#drop(this.#cache.keys().next().value!);
+  }
+
+  async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {
+    const outcome = await this.inner.insert(spaceId, ask, fingerprint, call, cap);
+    if (outcome === "inserted") this.#keep({ spaceId, ask, delivered: 0, deliveredAt: null, version: 0 });
+    return outcome;
   }
 
   async append(before: VersionedAsk, after: Ask): Promise<AppendOutcome> {
     const outcome = await this.inner.append(before, after);
     if (outcome === "appended") {
-      const held = this.#cache.get(after.id);
+      const held = this.#held(after.id);
       this.#keep({ spaceId: before.spaceId, ask: after, delivered: held?.delivered ?? before.delivered, deliveredAt: held?.deliveredAt ?? before.deliveredAt, version: before.version + 1 });
-    } else this.#cache.delete(after.id);
+    } else this.#drop(after.id);
     return outcome;
   }
 
@@ -40,18 +65,23 @@ export class CachedAsks implements AskRecords {
     const claimed = await this.inner.claimDelivery(askId, expected, next, at);
     const held = this.#cache.get(askId);
     if (held) {
-      if (claimed) this.#cache.set(askId, { ...held, delivered: next, deliveredAt: at });
-      else this.#cache.delete(askId);
+      if (claimed) held.stored = { ...held.stored, delivered: next, deliveredAt: at };
+      else this.#drop(askId);
     }
     return claimed;
   }
 
   async get(id: string): Promise<VersionedAsk | undefined> {
-    const held = this.#cache.get(id);
+    const held = this.#held(id);
     if (held) return held;
     const stored = await this.inner.get(id);
     if (stored) this.#keep(stored);
     return stored;
+  }
+
+  /** Lets go of asks retention deleted from the file. */
+  forget(ids: string[]): void {
+    for (const id of ids) this.#cache.delete(id);
   }
 
   findResumable(spaceId: string, fingerprint: string, reclaimSince: string) {

@@ -4,6 +4,8 @@
 // database which replicas still hold a connection: one that is gone (killed, cut off) is forgotten
 // with what it followed, and its agents' calls, resumed on the replicas left, follow again there.
 import type { FollowChange, FollowRecords } from "../storage/store.ts";
+import { isDatabaseAway } from "../storage/database-reach.ts";
+import { log } from "../logging/log.ts";
 
 export const CHECK_MS = 1_000;
 
@@ -29,7 +31,7 @@ export class FollowersElsewhere {
   /** Reads who follows what on the replicas alive now, then keeps checking which are. */
   async start(): Promise<void> {
     await this.reload();
-    this.#timer = setInterval(() => void this.check().catch((e) => console.warn("could not check which replicas are alive:", e)), CHECK_MS);
+    this.#timer = setInterval(() => void this.check().catch((e) => isDatabaseAway(e) || log("replicas").warn("could not check which replicas are alive", { error: e })), CHECK_MS);
     this.#timer.unref?.();
   }
 
@@ -38,7 +40,7 @@ export class FollowersElsewhere {
     const previous = this.#writes.get(askId) ?? Promise.resolve();
     const next = previous
       .then(() => this.records.set(askId, following, new Date().toISOString()))
-      .catch((e) => console.warn("could not record who follows", askId, e))
+      .catch((e) => log("replicas").warn("could not record who follows {askId}", { askId, error: e }))
       .finally(() => {
         if (this.#writes.get(askId) === next) this.#writes.delete(askId);
       });

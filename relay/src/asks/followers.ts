@@ -53,6 +53,11 @@ export class Followers {
     for (const set of this.#byAsk.values()) for (const f of [...set]) f.release();
   }
 
+  /** How many asks are followed here. */
+  get asks(): number {
+    return this.#byAsk.size;
+  }
+
   get count(): number {
     let n = 0;
     for (const set of this.#byAsk.values()) n += set.size;

@@ -1,14 +1,17 @@
-// Waiting for the person: which calls and task leases follow which ask, handing each reply over once,
-// and the durable records that let a cut-off call be resumed by any relay process. The ask service
-// owns the turns; this class owns everything about who waits for them.
+// Waiting for the person: which calls and task leases follow which ask, handing each reply over once.
+// The ask service owns the turns; this class owns who waits for them (the MCP side owns its calls'
+// and tasks' records).
 import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
+import { canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
-import type { AskRecords, CallRecords, TaskRecords, VersionedAsk } from "../storage/store.ts";
+import type { AskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
+import { isDatabaseAway } from "../storage/database-reach.ts";
+import { log } from "../logging/log.ts";
 
 export interface FollowOptions {
   /** Ends the wait early, as when the agent cancels or its connection drops. */
@@ -43,6 +46,11 @@ export class Waiting {
   readonly followers: Followers;
   #elsewhere?: Elsewhere;
   #perToken = new Map<string, number>();
+  /** Calls waiting here, by the name of the MCP client that opened their ask. */
+  readonly byClient = new Map<string, number>();
+  /** Hears how long each reply handed to an agent had waited for it since the person sent it (ms). */
+  onHandOver?: (ms: number) => void;
+  #taskTurns = new Map<string, Promise<void>>();
   #leases = new Map<string, { follower: Follower; timer: ReturnType<typeof setTimeout> }>();
   #stopping = false;
 
@@ -50,8 +58,6 @@ export class Waiting {
     private store: AskRecords,
     private bus: AskEventBus,
     private clock: Clock,
-    readonly calls: CallRecords,
-    readonly tasks: TaskRecords,
     private limits: WaitingLimits,
   ) {
     this.followers = new Followers((askId, following) => this.#elsewhere?.mine(askId, following));
@@ -73,7 +79,7 @@ export class Waiting {
 
   private async load(caller: Caller, askId: string): Promise<VersionedAsk> {
     const stored = await this.store.get(askId);
-    if (!stored || stored.spaceId !== caller.spaceId) throw problem("ask.not_found");
+    if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
     return stored;
   }
 
@@ -95,12 +101,14 @@ export class Waiting {
    */
   async follow(caller: Caller, askId: string, opts: FollowOptions): Promise<ToolReply> {
     const leave = opts.room ?? this.enter(caller);
+    let client: string;
     try {
-      await this.load(caller, askId);
+      client = clientName((await this.load(caller, askId)).ask.client);
     } catch (e) {
       leave();
       throw e;
     }
+    this.byClient.set(client, (this.byClient.get(client) ?? 0) + 1);
     const started = Date.now();
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
@@ -123,11 +131,22 @@ export class Waiting {
         const every = opts.progressEveryMs;
         timers.push(setInterval(() => opts.onProgress!(Date.now() - started), every));
       }
+      let retryMs = 0;
       for (;;) {
         // Aborted first: a reply taken for a call whose result will be thrown away would count as
         // handed over while nobody read it.
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
-        const reply = await this.take(askId, opts.from, opts.signal);
+        let reply: Reply | undefined;
+        try {
+          reply = await this.take(askId, opts.from, opts.signal);
+          retryMs = 0;
+        } catch (e) {
+          if (!isDatabaseAway(e)) throw e;
+          // The database blinked: the wait goes on, looking again a little later (and at once when
+          // the relay hears the database is back), until its reply or its budget.
+          retryMs = Math.min(retryMs ? retryMs * 2 : RETRY_FIRST_MS, RETRY_MAX_MS);
+          timers.push(setTimeout(() => wake(), retryMs));
+        }
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
         if (reply) return { askId, reply };
         const waited = Date.now() - started;
@@ -140,6 +159,9 @@ export class Waiting {
       for (const t of timers) clearTimeout(t);
       opts.signal?.removeEventListener("abort", onAbort);
       leave();
+      const left = this.byClient.get(client)! - 1;
+      if (left > 0) this.byClient.set(client, left);
+      else this.byClient.delete(client);
       // Told after the result is on its way: the agent should not wait for the inbox to hear it.
       if (this.followers.remove(askId, follower)) setImmediate(() => this.announce(askId));
     }
@@ -164,9 +186,9 @@ export class Waiting {
    * Takes one of a token's places for waiting calls, or refuses the call over its token's limit
    * before it opens anything. The returned function gives the place back (once).
    */
-  enter(caller: Caller): () => void {
+  enter(caller: Caller, besides = 0): () => void {
     const held = this.#perToken.get(caller.tokenHash) ?? 0;
-    if (held >= this.limits.maxPerToken) throw problem("calls.too_many");
+    if (held + besides >= this.limits.maxPerToken) throw problem("calls.too_many");
     this.#perToken.set(caller.tokenHash, held + 1);
     let inside = true;
     return () => {
@@ -176,6 +198,33 @@ export class Waiting {
       if (left > 0) this.#perToken.set(caller.tokenHash, left);
       else this.#perToken.delete(caller.tokenHash);
     };
+  }
+
+  /**
+   * Opens a task-augmented call's task (`open`) if its token has room: its tasks still waiting on an
+   * open ask (on every replica, as `working` counts them) count with its calls waiting here, so tasks do not slip past the
+   * limit that holds calls. A token's tasks open one after another on this relay, so each counts
+   * those opened before it.
+   */
+  asTask<T>(caller: Caller, working: () => Promise<number>, open: () => Promise<T>): Promise<T> {
+    const id = caller.tokenId;
+    const turn = (this.#taskTurns.get(id) ?? Promise.resolve()).then(async () => {
+      const leave = this.enter(caller, await working());
+      try {
+        return await open();
+      } finally {
+        leave();
+      }
+    });
+    const tail = turn.then(
+      () => {},
+      () => {},
+    );
+    this.#taskTurns.set(id, tail);
+    void tail.then(() => {
+      if (this.#taskTurns.get(id) === tail) this.#taskTurns.delete(id);
+    });
+    return turn;
   }
 
   /**
@@ -194,7 +243,9 @@ export class Waiting {
     // before the result is written: the agent's next call (answer_follow_up, wait_for_reply, on any
     // replica) starts from what was handed over, and must not be handed this reply again.
     if (replies > stored.delivered) await this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
-    return latestReply(stored.ask)!.reply;
+    const latest = latestReply(stored.ask)!;
+    this.onHandOver?.(Date.now() - Date.parse(latest.at));
+    return latest.reply;
   }
 
   /**
@@ -259,7 +310,7 @@ export class Waiting {
       .then((stored) => {
         if (stored) this.bus.republish(stored.spaceId, this.withWaiting(stored.ask), stored.version);
       })
-      .catch((e) => console.warn("could not announce who waits on", askId, e));
+      .catch((e) => isDatabaseAway(e) || log("asks").warn("could not announce who waits on {askId}", { askId, error: e }));
   }
 
   /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */
@@ -267,6 +318,12 @@ export class Waiting {
     return this.followers.count;
   }
 }
+
+/** A wait that could not read its ask looks again after this long, doubling up to `RETRY_MAX_MS`. */
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 1_000;
+/** `claude-code` of `claude-code 2.1.0`: versions would make a new series with every release. */
+const clientName = (client: string | undefined) => client?.replace(/ \S+$/, "") || "unknown";
 
 function pending(askId: string, waitedMs: number, stopping: boolean): ToolReply {
   const waitedSeconds = Math.round(waitedMs / 1000);

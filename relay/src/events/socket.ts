@@ -4,30 +4,58 @@
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
 import type { AskEvent, SnapshotEvent } from "@loopback/shared/generated/types";
 import { REVISIONS } from "@loopback/shared/generated/revision";
-import { problem } from "@loopback/shared/problems";
+import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { Caller } from "../auth/gate.ts";
+import { assertPerson } from "../auth/who-sees-an-ask.ts";
 import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { clientRevision } from "../http/revision-headers.ts";
 import type { Relay } from "../relay.ts";
 import { downgradeEvent } from "../revisions/downgrade.ts";
+import { log } from "../logging/log.ts";
 
 /** Clients send small keepalive frames (an MV3 worker lives on messages); anything bigger is abuse. */
 export const MAX_CLIENT_FRAME_BYTES = 4096;
 export const MAX_CLIENT_FRAMES_PER_MINUTE = 120;
 /** A consumer this far behind is dropped; it reconnects and starts from a fresh snapshot. */
 export const BACKPRESSURE_LIMIT_BYTES = 8 * 1024 * 1024;
+/** Changes held for a socket whose snapshot is still on its way; past this many it is closed to start afresh. */
+export const MAX_HELD_EVENTS = 1_000;
+/** Held changes go out while less than this is still buffered for the socket, well under the limit. */
+const FLUSH_BELOW_BYTES = 1024 * 1024;
+const FLUSH_RETRY_MS = 50;
 
 export interface SocketData {
   caller: Caller;
   /** The revision this client reads: every frame it is sent is of that revision. */
   revision: string;
   frames: { count: number; since: number };
+  /** Its token was revoked: it is closing, and nothing more is sent to it. */
+  revoked?: boolean;
+  /** Until its snapshot is out: the changes held for it meanwhile, and how to stop holding them. */
+  pending?: { held: AskEvent[]; stop: () => void; flushing: boolean };
 }
 
 // One topic per space and revision, so a change is serialized once per revision some inbox reads.
 const topic = (spaceId: string, revision: string) => `space:${spaceId}:r${revision}`;
+
+/** Each relay's open sockets by token id, and upgrades accepted but not yet open: sockets are capped per token. */
+interface OpenSockets {
+  byToken: Map<string, Set<ServerWebSocket<SocketData>>>;
+  opening: Map<string, number>;
+}
+const openSockets = new WeakMap<Relay, OpenSockets>();
+function socketsOf(relay: Relay): OpenSockets {
+  let held = openSockets.get(relay);
+  if (!held) openSockets.set(relay, (held = { byToken: new Map(), opening: new Map() }));
+  return held;
+}
+const bump = (counts: Map<string, number>, key: string, by: number) => {
+  const n = (counts.get(key) ?? 0) + by;
+  if (n > 0) counts.set(key, n);
+  else counts.delete(key);
+};
 
 /** Authenticates an upgrade request, or answers it with a refusal before any upgrade happens. */
 export async function upgradeEvents(relay: Relay, request: Request, server: Server<SocketData>, address: string, headers: Record<string, string>): Promise<Response | undefined> {
@@ -45,14 +73,25 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
       if (!redeemed) throw problem("ticket.invalid");
       ({ caller, revision } = redeemed);
     } else {
-      caller = await relay.authenticate(request.headers.get("authorization"), address);
+      caller = assertPerson(await relay.authenticate(request.headers.get("authorization"), address));
       revision = clientRevision(request);
     }
+    const sockets = socketsOf(relay);
+    const id = caller.tokenId;
+    const max = relay.config.maxSocketsPerToken;
+    if ((sockets.byToken.get(id)?.size ?? 0) + (sockets.opening.get(id) ?? 0) >= max) {
+      throw problem("sockets.too_many", `A token may hold ${max} at once on one relay (LOOPBACK_MAX_SOCKETS_PER_TOKEN).`);
+    }
+    // Counted from the upgrade until the socket opens (`open` takes it over, maybe within `upgrade`).
+    bump(sockets.opening, id, 1);
     const ok = server.upgrade(request, {
       data: { caller, revision, frames: { count: 0, since: Date.now() } },
       headers: { "Sec-WebSocket-Protocol": EVENTS_SUBPROTOCOL, ...headers },
     });
-    if (!ok) throw problem("route.not_found", "This address takes WebSocket upgrades.");
+    if (!ok) {
+      bump(sockets.opening, id, -1);
+      throw problem("route.not_found", "This address takes WebSocket upgrades.");
+    }
     return undefined;
   } catch (e) {
     return problemResponse(e, headers);
@@ -63,14 +102,67 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
 export const REVOKED_CLOSE_CODE = 4401;
 
 export function eventSocket(relay: Relay, server: () => Server<SocketData>): WebSocketHandler<SocketData> {
-  const byToken = new Map<string, Set<ServerWebSocket<SocketData>>>();
+  const { byToken, opening } = socketsOf(relay);
   relay.revocations.watch({
     held: () => byToken.keys(),
     revoked(tokenIds) {
-      for (const id of tokenIds) for (const ws of byToken.get(id) ?? []) ws.close(REVOKED_CLOSE_CODE, "token revoked");
+      for (const id of tokenIds) {
+        for (const ws of byToken.get(id) ?? []) {
+          // Out of its topic first: nothing published from now on reaches it while it closes.
+          ws.data.revoked = true;
+          ws.unsubscribe(topic(ws.data.caller.spaceId, ws.data.revision));
+          ws.close(REVOKED_CLOSE_CODE, "token revoked");
+        }
+      }
     },
   });
-  relay.bus.listen((spaceId, event) => {
+  /**
+   * Sends the space as the store holds it now, then the stream. The snapshot is read from the store
+   * while changes go on, and may take long to reach a slow reader: every change published meanwhile
+   * is held, sent after it once it is out (an inbox keeps the newer copy of an ask), and the socket
+   * joins its topic in the same turn as the last of them, so no change falls between the snapshot and
+   * the stream, and none piles up behind a snapshot still on its way (which would cut the reader off
+   * at the backpressure limit).
+   */
+  function sendSnapshot(ws: ServerWebSocket<SocketData>): void {
+    const { caller, revision } = ws.data;
+    ws.unsubscribe(topic(caller.spaceId, revision));
+    ws.data.pending?.stop();
+    const held: AskEvent[] = [];
+    const stop = relay.bus.listen((spaceId, event) => {
+      if (spaceId !== caller.spaceId) return;
+      held.push(event);
+      if (held.length > MAX_HELD_EVENTS) {
+        stop();
+        ws.close(1013, "too far behind: reconnect for a fresh snapshot");
+      }
+    });
+    ws.data.pending = { held, stop, flushing: false };
+    const readSnapshot = async () => {
+      const snapshot = await relay.asks.snapshot(caller);
+      await relay.revocations.beforeSending();
+      return snapshot;
+    };
+    readSnapshot().then(
+      (snapshot) => {
+        if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return stop();
+        const first: SnapshotEvent = { type: "snapshot", snapshot };
+        ws.send(JSON.stringify(downgradeEvent(first, revision)));
+        void flush(ws);
+      },
+      (e) => {
+        stop();
+        if (!(e instanceof LoopbackProblem && e.code === "database.unreachable")) log("events").warn("could not read the snapshot for an event socket", { error: e });
+        // The inbox reconnects and reads its snapshot then.
+        ws.close(1011, "could not read the inbox");
+      },
+    );
+  }
+  // Changes may have been missed: every inbox gets its space afresh (an inbox takes a snapshot as the whole truth).
+  relay.bus.onResync(() => {
+    for (const sockets of byToken.values()) for (const ws of sockets) if (ws.readyState === WebSocket.OPEN) sendSnapshot(ws);
+  });
+  const publish = (spaceId: string, event: AskEvent) => {
     const srv = server();
     // Serialized only when some inbox of that space listens: an ask can be large.
     for (const revision of REVISIONS) {
@@ -79,7 +171,58 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       const frame = downgradeEvent(event, revision);
       if (frame) srv.publish(t, JSON.stringify(frame));
     }
+  };
+  // No frame reaches a socket after its token's revoking commit: when a token may have been revoked
+  // since the last check, the check runs (and closes the revoked sockets) before the frame goes out,
+  // and later frames queue behind it, in order.
+  let queued: Promise<void> | null = null;
+  relay.bus.listen((spaceId, event) => {
+    if (!queued) {
+      const checking = relay.revocations.beforeSending();
+      if (!checking) return publish(spaceId, event);
+      queued = checking;
+    }
+    const next: Promise<void> = queued
+      .then(() => relay.revocations.beforeSending())
+      // A store that cannot answer must not leave every inbox behind: the timed check still closes a revoked socket.
+      .catch((e) => log("events").warn("could not check revocations before sending", { error: e }))
+      .then(() => publish(spaceId, event))
+      .finally(() => {
+        if (queued === next) queued = null;
+      });
+    queued = next;
   });
+  /**
+   * Sends a new socket what it holds once its snapshot is out, a little at a time as it drains, and
+   * then joins it to its topic; until then it is tried again as the socket drains (and now and then).
+   */
+  async function flush(ws: ServerWebSocket<SocketData>): Promise<void> {
+    const pending = ws.data.pending;
+    if (!pending || pending.flushing) return;
+    pending.flushing = true;
+    try {
+      await relay.revocations.beforeSending();
+      while (pending.held.length && ws.getBufferedAmount() < FLUSH_BELOW_BYTES) {
+        if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
+        const frame = downgradeEvent(pending.held.shift()!, ws.data.revision);
+        if (frame) ws.send(JSON.stringify(frame));
+      }
+      if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
+      if (pending.held.length || ws.getBufferedAmount() > 0) {
+        setTimeout(() => void flush(ws), FLUSH_RETRY_MS);
+        return;
+      }
+      pending.stop();
+      ws.data.pending = undefined;
+      ws.subscribe(topic(ws.data.caller.spaceId, ws.data.revision));
+    } catch (e) {
+      log("events").warn("could not send what it held to an event socket", { error: e });
+      ws.close(1011, "could not send the inbox");
+    } finally {
+      pending.flushing = false;
+    }
+  }
+
   return {
     maxPayloadLength: MAX_CLIENT_FRAME_BYTES,
     backpressureLimit: BACKPRESSURE_LIMIT_BYTES,
@@ -89,35 +232,15 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     sendPings: true,
     open(ws: ServerWebSocket<SocketData>) {
       const id = ws.data.caller.tokenId;
+      bump(opening, id, -1);
       byToken.set(id, (byToken.get(id) ?? new Set()).add(ws));
-      // The snapshot is read from the store while changes go on: every change published meanwhile is
-      // sent after it (an inbox keeps the newer copy of an ask), and the socket joins its topic in
-      // the same turn as the last of them, so no change falls between the snapshot and the stream.
-      const { caller, revision } = ws.data;
-      const meanwhile: AskEvent[] = [];
-      const stopCapture = relay.bus.listen((spaceId, event) => {
-        if (spaceId === caller.spaceId) meanwhile.push(event);
-      });
-      relay.asks.snapshot(caller).then(
-        (snapshot) => {
-          stopCapture();
-          if (ws.readyState !== WebSocket.OPEN) return;
-          const first: SnapshotEvent = { type: "snapshot", snapshot };
-          ws.send(JSON.stringify(downgradeEvent(first, revision)));
-          for (const event of meanwhile) {
-            const frame = downgradeEvent(event, revision);
-            if (frame) ws.send(JSON.stringify(frame));
-          }
-          ws.subscribe(topic(caller.spaceId, revision));
-        },
-        (e) => {
-          stopCapture();
-          console.warn("event socket: could not read the snapshot", e);
-          ws.close(1011, "could not read the inbox");
-        },
-      );
+      sendSnapshot(ws);
+    },
+    drain(ws) {
+      void flush(ws);
     },
     close(ws) {
+      ws.data.pending?.stop();
       const id = ws.data.caller.tokenId;
       const held = byToken.get(id);
       held?.delete(ws);

@@ -6,7 +6,7 @@ import type { EventTicket } from "@loopback/shared/generated/types";
 import type { Caller } from "../auth/gate.ts";
 import { hashSecret, newSecret } from "../ids.ts";
 import { DEFAULT_EVENT_TICKET_TTL_S, DEFAULT_MAX_EVENT_TICKETS } from "../config.ts";
-import { assertUnderCap } from "../limits/per-token-cap.ts";
+import { refuseOverCap } from "../limits/per-token-cap.ts";
 import type { TicketRecords } from "../storage/store.ts";
 
 export const TICKET_TTL_MS = DEFAULT_EVENT_TICKET_TTL_S * 1000;
@@ -20,11 +20,10 @@ export class TicketBook {
   /** A ticket for `caller`, whose socket then speaks the revision the client named when asking for it. */
   async issue(caller: Caller, revision: string): Promise<EventTicket> {
     const now = Date.now();
-    const held = await this.records.heldBy(caller.tokenId, new Date(now).toISOString());
-    assertUnderCap({ code: "ticket.too_many", max: this.limits.maxPerToken, env: "LOOPBACK_MAX_EVENT_TICKETS" }, held);
     const ticket = newSecret("tkt");
     const expiresAt = new Date(now + this.limits.ttlMs).toISOString();
-    await this.records.issue(hashSecret(ticket), caller.tokenId, revision, expiresAt);
+    const issued = await this.records.issue(hashSecret(ticket), caller.tokenId, revision, expiresAt, { max: this.limits.maxPerToken, now: new Date(now).toISOString() });
+    if (!issued) refuseOverCap({ code: "ticket.too_many", max: this.limits.maxPerToken, env: "LOOPBACK_MAX_EVENT_TICKETS" });
     return { ticket, expiresAt };
   }
 

@@ -1,6 +1,7 @@
-// Which browser pages may open the event socket: the relay's own (the web inbox), the extension's,
-// and those the operator lists in LOOPBACK_ALLOWED_ORIGINS. A client that sends no Origin is not a
-// browser page, and is let through to authenticate like any other.
+// Which browser pages may reach the relay's event socket and MCP: the relay's own (the web inbox), the
+// extension's, and those the operator lists in LOOPBACK_ALLOWED_ORIGINS. A client that sends no
+// Origin is not a browser page, and is let through to authenticate like any other. MCP also refuses a
+// Host that is not this relay's (DNS rebinding: a page's own requests to its own name carry no Origin).
 import { problem } from "@loopback/shared/problems";
 import { requestUrl } from "./request-url.ts";
 
@@ -23,4 +24,15 @@ export function assertAllowedOrigin(request: Request, config: { publicUrl: strin
   if (/^https?:$/.test(url.protocol) && own) return;
   if (config.allowedOrigins.some((allowed) => allowed.replace(/\/+$/, "").toLowerCase() === url.origin.toLowerCase())) return;
   throw problem("origin.refused", `Origin ${url.origin} is not allowed.`);
+}
+
+/**
+ * Refuses a request whose Host is neither the public URL's nor a loopback name. A loopback name is
+ * accepted on any port, as the MCP SDK's own check does (a proxy in front of the relay has its own
+ * port); DNS rebinding needs a name of the attacker's, which only the public URL may be.
+ */
+export function assertOwnHost(request: Request, config: { publicUrl: string }): void {
+  const host = (request.headers.get("host") ?? requestUrl(request).host).toLowerCase();
+  if (host === new URL(config.publicUrl).host.toLowerCase() || LOOPBACK_NAMES.has(host.replace(/:\d*$/, ""))) return;
+  throw problem("origin.refused", `Host ${host.slice(0, 100)} is not this relay.`);
 }

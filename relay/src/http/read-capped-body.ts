@@ -8,9 +8,14 @@ export async function readCappedBody(request: Request, maxBytes: number, tooLarg
   const length = Number(declared);
   if (declared !== null && Number.isInteger(length)) {
     if (length > maxBytes) throw problem(tooLarge);
-    return new Uint8Array(await request.arrayBuffer());
+    return new Uint8Array(await request.arrayBuffer().catch(cutOff));
   }
   return readCapped(request.body, maxBytes, tooLarge);
+}
+
+/** The connection closed before the whole body came (the client left, or stalled past the idle timeout): no fault of the relay's. */
+function cutOff(): never {
+  throw problem("body.malformed", "The body was cut off before its end.");
 }
 
 export async function readCapped(body: ReadableStream<Uint8Array> | null, maxBytes: number, tooLarge: ProblemCode): Promise<Uint8Array> {
@@ -19,7 +24,7 @@ export async function readCapped(body: ReadableStream<Uint8Array> | null, maxByt
   let size = 0;
   const reader = body.getReader();
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch(cutOff);
     if (done) break;
     size += value.length;
     if (size > maxBytes) {

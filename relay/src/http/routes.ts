@@ -4,8 +4,9 @@
 // 0.249 ms p50 after a pause) and left the rest of the server outside it.
 import * as v from "valibot";
 import { problem } from "@loopback/shared/problems";
-import { MAX_BODY_BYTES } from "@loopback/shared/ask-rules/index";
+import { MAX_BODY_BYTES, MAX_REPLY_BYTES } from "@loopback/shared/ask-rules/index";
 import type { Relay } from "../relay.ts";
+import { assertPerson } from "../auth/who-sees-an-ask.ts";
 import { readCappedBody } from "./read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
 import { downgradeAsk, downgradePage, downgradeSnapshot, isShownTo } from "../revisions/downgrade.ts";
@@ -22,8 +23,8 @@ const Before = v.pipe(
   v.transform((d) => d.toISOString()),
 );
 
-async function readJson(request: Request): Promise<unknown> {
-  const bytes = await readCappedBody(request, MAX_BODY_BYTES, "body.too_large");
+async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+  const bytes = await readCappedBody(request, maxBytes, "body.too_large");
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -78,6 +79,8 @@ function route(method: string, path: string, handle: Route["handle"]): Route {
 export function apiRoutes(relay: Relay, addressOf: (request: Request) => string) {
   const headers = revisionHeaders(relay.config.build);
   const caller = (request: Request) => relay.authenticate(request.headers.get("authorization"), addressOf(request));
+  /** The inbox's routes take a person's token only: an agent token reads asks through MCP, its person's alone. */
+  const person = async (request: Request) => assertPerson(await caller(request));
   const PREFIX = "/api/v1";
 
   const routes: Route[] = [
@@ -85,23 +88,24 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
       const c = await caller(request);
       return { space: c.spaceName, actor: c.person };
     }),
-    route("POST", "/events/tickets", async ({ request }) => created(await relay.tickets.issue(await caller(request), clientRevision(request)))),
-    route("GET", "/snapshot", async ({ request }) => downgradeSnapshot(await relay.asks.snapshot(await caller(request)), clientRevision(request))),
+    route("POST", "/events/tickets", async ({ request }) => created(await relay.tickets.issue(await person(request), clientRevision(request)))),
+    route("GET", "/snapshot", async ({ request }) => downgradeSnapshot(await relay.asks.snapshot(await person(request)), clientRevision(request))),
     route("GET", "/asks", async ({ request, query }) => {
-      const c = await caller(request);
+      const c = await person(request);
       const limit = query.has("limit") ? v.safeParse(Limit, query.get("limit")) : undefined;
       const before = query.has("before") ? v.safeParse(Before, query.get("before")) : undefined;
       if (limit && !limit.success) throw problem("query.invalid", "`limit` must be a whole number from 1 to 100.");
       if (before && !before.success) throw problem("query.invalid", "`before` must be a date-time such as 2026-01-31T12:00:00.000Z.");
       return downgradePage(await relay.asks.history(c, limit?.output, before?.output), clientRevision(request));
     }),
-    route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await caller(request), params.id), clientRevision(request))),
+    route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await person(request), params.id), clientRevision(request))),
     route("POST", "/asks/:id/reply", async ({ request, params }) => {
       const c = await caller(request);
       const revision = clientRevision(request);
       // An ask this reader is not shown is not there for it to answer either.
       if (revision !== REVISION && !isShownTo(await relay.asks.get(c, params.id), revision)) throw problem("ask.not_found");
-      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request)), revision);
+      // A reply's line comments may take more than 256 KiB: as many as the contract allows.
+      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request, MAX_REPLY_BYTES)), revision);
     }),
     route("GET", "/push/key", async ({ request }) => {
       await caller(request);

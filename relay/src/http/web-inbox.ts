@@ -1,9 +1,10 @@
-// The web inbox: the same Svelte inbox as the extension's side panel, built by `bun run build` into
-// extension/.output/web and served here under /inbox/.
+// The web inbox: the same Svelte inbox as the extension's side panel, built by `npm run build` into
+// extension/.output/web (a shipped build carries it as web/ beside its code) and served under /inbox/.
 import { existsSync } from "node:fs";
 import { join, normalize, resolve, sep } from "node:path";
+import { SHIPPED } from "../shipped.ts";
 
-export const WEB_INBOX_DIR = resolve(import.meta.dir, "../../../extension/.output/web");
+export const WEB_INBOX_DIR = SHIPPED === "clone" ? resolve(import.meta.dir, "../../../extension/.output/web") : join(import.meta.dir, "web");
 
 const CSP = [
   "default-src 'self'",
@@ -29,7 +30,7 @@ export function webInbox(headers: Record<string, string>, dir = WEB_INBOX_DIR) {
     if (!path.startsWith(dir + sep)) return new Response("Not found", { status: 404, headers });
     const file = Bun.file(existsSync(path) && !path.endsWith("/") ? path : join(dir, "index.html"));
     if (!(await file.exists())) {
-      return new Response("The web inbox is not built yet: run `bun run build`.", { status: 404, headers: { ...headers, "Content-Type": "text/plain" } });
+      return new Response("The web inbox is not built yet: run `npm run build`.", { status: 404, headers: { ...headers, "Content-Type": "text/plain" } });
     }
     return new Response(file, {
       headers: { ...headers, "Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer" },

@@ -13,5 +13,10 @@ export interface Cap {
 
 /** Throws the cap's Problem when a token already holding `held` may not take one more. */
 export function assertUnderCap(cap: Cap, held: number): void {
-  if (held >= cap.max) throw problem(cap.code, `A token may hold ${cap.max} at once (${cap.env}).`);
+  if (held >= cap.max) refuseOverCap(cap);
+}
+
+/** Throws the cap's Problem: the store refused one more (counted in the same step as the insert). */
+export function refuseOverCap(cap: Cap): never {
+  throw problem(cap.code, `A token may hold ${cap.max} at once (${cap.env}).`);
 }

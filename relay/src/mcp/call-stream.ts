@@ -1,10 +1,14 @@
 // The SSE stream that carries one blocking call, written by the relay instead of the SDK's Protocol
-// and transport: a first event at once (a priming event for a client that resumes streams, else a
-// comment, since Bun sends a stream's headers only with its first chunk), a keepalive while the
-// person thinks, each progress notification, and the result. For a client that resumes, every event
-// has an id of the call's durable record and the result the record's `done` id, so a client holding
-// it is never answered twice. Measured after a pause (issue 16), the SDK's JSON-RPC and result
-// validation and its stream cost ~0.4 ms on the ask's way in and the reply's way out.
+// and transport: a first event at once, a keepalive while the person thinks, each progress
+// notification, and the result. Every event has an id of the call's durable record, the result the
+// record's `done` id, so a client that resumes (`GET` + `Last-Event-ID`) is never answered twice.
+// The first event carries the first id in a form each client reads without a message: a priming
+// event (an id and empty data) for protocol 2025-11-25, which older SDKs would parse as a broken
+// message; before it, an event of its own type with an empty JSON object, whose id every SDK keeps
+// (the TypeScript SDK's and rmcp's parsers take the id of any event) and whose body none reads as a
+// message (they read only `message` events), and which the TypeScript SDK's older parser does not
+// drop as it drops an event without data. The relay's own stream skips the SDK's JSON-RPC and result
+// validation, which cost ~0.4 ms on the ask's way in and the reply's way out.
 import type { CallToolResult, JSONRPCMessage, RequestId } from "@modelcontextprotocol/sdk/types.js";
 
 export const SSE_HEADERS = { "Content-Type": "text/event-stream", "Cache-Control": "no-cache, no-transform", Connection: "keep-alive", "X-Accel-Buffering": "no" };
@@ -16,8 +20,10 @@ const KEEPALIVE = ": keepalive\n\n";
 export interface StreamedCall {
   /** The JSON-RPC id the result answers. */
   requestId: RequestId;
-  /** The call's durable record, when the client resumes streams: its events carry ids of it. */
+  /** The call's durable record: its events carry ids of it. */
   callId?: string;
+  /** The client reads a priming event (protocol 2025-11-25 and later). */
+  readsPriming: boolean;
   /** How long a client waits before resuming a dropped stream. */
   retryMs: number;
   /** Extra response headers (the session id). */
@@ -37,7 +43,7 @@ export function callStream(call: StreamedCall): Response {
   // to the same reply, the record of the hand-over): after a pause, 0.4–0.9 ms later (issue 16).
   // The call runs from now, not from when Bun first pulls the body: what it writes before then waits.
   let controller: ReadableStreamDirectController | undefined;
-  const early: string[] = [callId ? priming(callId, call.retryMs) : OPENED];
+  const early: string[] = [callId ? (call.readsPriming ? priming : opening)(callId, call.retryMs) : OPENED];
   const write = (text: string) => {
     if (!controller) return void early.push(text);
     controller.write(text);
@@ -79,6 +85,10 @@ export function callStream(call: StreamedCall): Response {
 
 export const priming = (callId: string, retryMs: number) => `id: ${callId}:0\nretry: ${Math.round(retryMs)}\ndata: \n\n`;
 
+/** The first id for a client on an older protocol: an event no SDK reads as a message (see above). */
+export const opening = (callId: string, retryMs: number) => `event: ${OPENING_EVENT}\nid: ${callId}:0\nretry: ${Math.round(retryMs)}\ndata: {}\n\n`;
+export const OPENING_EVENT = "loopback-call";
+
 const sse = (message: JSONRPCMessage, id: string | undefined) => `event: message\n${id ? `id: ${id}\n` : ""}data: ${JSON.stringify(message)}\n\n`;
 
 /** Bun's direct stream; the DOM's `ReadableStream` declaration, also in scope, hides its constructor's type. */
@@ -90,4 +100,21 @@ function closeQuietly(controller: ReadableStreamDirectController): void {
   } catch {
     // Already closed.
   }
+}
+
+const OPENED_BYTES = new TextEncoder().encode(OPENED);
+
+/**
+ * Bun holds a streamed response's headers back until its first chunk, so a client would not see an
+ * SSE stream of the SDK's start until the first progress or keepalive (a blocking call in a batch).
+ * An SSE comment first sends them at once. `written` settles once the body has been passed on.
+ */
+export function openedAtOnce(response: Response): { response: Response; streaming: boolean; written: Promise<void> } {
+  if (!response.body || !response.headers.get("content-type")?.startsWith("text/event-stream")) return { response, streaming: false, written: Promise.resolve() };
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({
+    start: (controller) => controller.enqueue(OPENED_BYTES),
+  });
+  // A client that goes away cancels `readable`, and piping passes that on to the SDK's stream.
+  const written = response.body.pipeTo(writable).catch(() => {});
+  return { response: new Response(readable, { status: response.status, headers: response.headers }), streaming: true, written };
 }

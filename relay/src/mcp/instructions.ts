@@ -9,4 +9,5 @@ export const INSTRUCTIONS = `Loopback puts what you need from your person in fro
 - get_upload_ticket: upload an image to show in a review or briefing.
 - get_inbox_link: the address where the person answers.
 
-Every blocking tool waits for the person, however long they take. Always pass \`project\`: the name of your repository's root folder.`;
+Every blocking tool waits for the person, however long they take.
+Pass \`project\` to ask_question, request_review and send_briefing: the name of your repository's root folder, so the person sees which project asks.`;

@@ -7,7 +7,7 @@ import type { Waiting } from "../asks/waiting.ts";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
-import type { TaskRow } from "../storage/store.ts";
+import type { TaskRecords, TaskRow } from "../storage/store.ts";
 import { toolError, toolResult } from "./tool.ts";
 
 export const TASK_POLL_INTERVAL_MS = 500;
@@ -26,6 +26,7 @@ interface TaskRequest {
 export class McpTaskStore implements TaskStore {
   constructor(
     private waiting: Waiting,
+    private tasks: TaskRecords,
     private clock: Clock,
     private caller: Caller,
   ) {}
@@ -40,6 +41,7 @@ export class McpTaskStore implements TaskStore {
     const row: TaskRow = {
       id: newId("tsk"),
       spaceId: this.caller.spaceId,
+      tokenId: this.caller.tokenId,
       askId: askId ?? null,
       status: failed ? "failed" : "working",
       statusMessage: failed ? "The tool refused the call." : "Waiting for the person's reply.",
@@ -50,7 +52,7 @@ export class McpTaskStore implements TaskStore {
       createdAt: at,
       updatedAt: at,
     };
-    await this.waiting.tasks.insert(row);
+    await this.tasks.insert(row);
     if (askId && !failed) await this.advance(row, opened);
     return toTask(row);
   }
@@ -82,8 +84,8 @@ export class McpTaskStore implements TaskStore {
   }
 
   async listTasks(cursor?: string): Promise<{ tasks: Task[]; nextCursor?: string }> {
-    await this.waiting.tasks.sweep(Date.now());
-    const rows = await this.waiting.tasks.list(this.caller.spaceId, PAGE, cursor);
+    await this.tasks.sweep(Date.now());
+    const rows = await this.tasks.list(this.caller.spaceId, PAGE, cursor, this.caller.tokenId);
     const page = rows.slice(0, PAGE);
     return { tasks: page.map(toTask), ...(rows.length > PAGE ? { nextCursor: page.at(-1)!.id } : {}) };
   }
@@ -102,12 +104,18 @@ export class McpTaskStore implements TaskStore {
     }
   }
 
-  private row(taskId: string): Promise<TaskRow | undefined> {
-    return this.waiting.tasks.get(this.caller.spaceId, taskId, Date.now());
+  /**
+   * The task, if this session's token created it (MCP binds a task to its creator): another token's,
+   * even in the same space, is as absent as one that never existed. Tasks from before tokens were
+   * recorded stay the space's.
+   */
+  private async row(taskId: string): Promise<TaskRow | undefined> {
+    const row = await this.tasks.get(this.caller.spaceId, taskId, Date.now());
+    return row && (row.tokenId === null || row.tokenId === this.caller.tokenId) ? row : undefined;
   }
 
   private async update(taskId: string, set: Partial<TaskRow>): Promise<TaskRow> {
-    const updated = await this.waiting.tasks.update(this.caller.spaceId, taskId, { ...set, updatedAt: this.clock.now() });
+    const updated = await this.tasks.update(this.caller.spaceId, taskId, { ...set, updatedAt: this.clock.now() });
     if (!updated) throw new Error(`Task ${taskId} not found`);
     return updated;
   }

@@ -6,9 +6,10 @@ import { toolJsonSchemas } from "@loopback/shared/generated/tool-schemas";
 import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { TOOL_SHAPES, type ToolName } from "@loopback/shared/tool-catalog";
 import type { AskService, CallRecordOf, Opened } from "../asks/ask-service.ts";
-import type { ToolReply } from "@loopback/shared/generated/types";
+import type { Ask, ToolReply } from "@loopback/shared/generated/types";
 import type { Caller } from "../auth/gate.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
+import { log } from "../logging/log.ts";
 
 /** What a tool may use: the services, never the whole relay. */
 export interface ToolContext {
@@ -52,7 +53,7 @@ export interface BlockingTool extends ToolBase {
    * Claude Code refuses a permission prompt tool's result that is not a single text block, so such a
    * tool declares no output schema and gives no `structuredContent`.
    */
-  present?(ctx: ToolContext, result: ToolReply): Promise<unknown>;
+  present?(result: ToolReply, askOf: () => Promise<Ask>): Promise<unknown>;
 }
 
 export type Tool = InstantTool | BlockingTool;
@@ -72,24 +73,21 @@ export function listing(tool: Tool) {
 }
 
 /** A blocking tool's result, in its own shape; a refusal as an `isError` result. */
-export async function blockingResult(tool: BlockingTool, ctx: ToolContext, reply: ToolReply): Promise<CallToolResult> {
+export async function blockingResult(tool: BlockingTool, reply: ToolReply, askOf: () => Promise<Ask>): Promise<CallToolResult> {
   if (!tool.present) return toolResult(reply);
   try {
-    return { content: [{ type: "text", text: JSON.stringify(await tool.present(ctx, reply)) }] };
+    return { content: [{ type: "text", text: JSON.stringify(await tool.present(reply, askOf)) }] };
   } catch (e) {
     return toolError(e);
   }
 }
-
-/** How long a blocking tool waits before it returns `pending` (0: as long as the person takes). */
-export const budgetOf = (tool: BlockingTool, configured: number): number => (tool.unbudgeted ? 0 : configured);
 
 export function toolResult(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
 }
 
 export function toolError(error: unknown): CallToolResult {
-  if (!(error instanceof LoopbackProblem)) console.error("internal error in a tool:", error);
+  if (!(error instanceof LoopbackProblem)) log("mcp").error("internal error in a tool: {message}", { message: error instanceof Error ? error.message : String(error), error });
   const refusal = error instanceof LoopbackProblem ? error : problem("internal");
   return { content: [{ type: "text", text: `${refusal.code}: ${refusal.message}` }], isError: true };
 }

@@ -9,6 +9,7 @@ import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { DeviceRow, PushRecords } from "../storage/store.ts";
 import { knownTimeZone } from "./loudness.ts";
+import type { PushDestinations } from "./push-destinations.ts";
 
 export type { DeviceRow };
 
@@ -20,6 +21,28 @@ function bytesOf(base64url: string): Uint8Array | null {
 function checkLoudness(loudness: Loudness): Loudness {
   if (loudness.quietHours && !knownTimeZone(loudness.quietHours.timeZone)) throw problem("push.time_zone_unknown");
   return loudness;
+}
+
+/** Whether the bytes are a point on P-256: any other key would make every push to the device fail. */
+async function isP256Point(raw: Uint8Array): Promise<boolean> {
+  try {
+    await crypto.subtle.importKey("raw", raw as Uint8Array<ArrayBuffer>, { name: "ECDH", namedCurve: "P-256" }, false, []);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The subscription without the `expirationTime` that browsers' `PushSubscription.toJSON()` carries
+ * (null, or when it lapses in epoch milliseconds): taken as the browser gives it, and not kept, since
+ * the push service answers 404/410 once it has lapsed.
+ */
+function withoutExpiration(raw: unknown): unknown {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw) || !("expirationTime" in raw)) return raw;
+  const { expirationTime, ...rest } = raw as Record<string, unknown>;
+  if (expirationTime !== null && !(typeof expirationTime === "number" && Number.isFinite(expirationTime) && expirationTime >= 0)) throw problem("body.invalid", "`expirationTime` must be null or a time in epoch milliseconds.");
+  return rest;
 }
 
 // An agent's token must not point the relay at addresses of its choosing.
@@ -37,6 +60,8 @@ export class PushDevices {
   constructor(
     private records: PushRecords,
     private clock: Clock,
+    private destinations: PushDestinations,
+    private maxPerPerson: number,
   ) {}
 
   async list(caller: Caller): Promise<PushDevice[]> {
@@ -47,7 +72,7 @@ export class PushDevices {
   /** Adds a device, or renews one whose endpoint is known: a browser re-subscribing is the same device. */
   async add(caller: Caller, raw: unknown): Promise<PushDevice> {
     personOnly(caller);
-    const input = parseShape(schemas.PushSubscriptionInput, raw, "body.invalid");
+    const input = parseShape(schemas.PushSubscriptionInput, withoutExpiration(raw), "body.invalid");
     let url: URL;
     try {
       url = new URL(input.endpoint);
@@ -57,8 +82,9 @@ export class PushDevices {
     if (url.protocol !== "https:" || url.username || url.password) throw problem("push.endpoint_invalid");
     const p256dh = bytesOf(input.keys.p256dh);
     const auth = bytesOf(input.keys.auth);
-    if (p256dh?.length !== 65 || p256dh[0] !== 4 || auth?.length !== 16) throw problem("push.keys_invalid");
+    if (p256dh?.length !== 65 || p256dh[0] !== 4 || auth?.length !== 16 || !(await isP256Point(p256dh))) throw problem("push.keys_invalid");
     const loudness = JSON.stringify(checkLoudness(input.loudness ?? {}));
+    await this.destinations.check(url);
     const row = await this.records.saveDevice(
       {
         id: newId("dev"),
@@ -70,9 +96,12 @@ export class PushDevices {
         p256dh: input.keys.p256dh,
         auth: input.keys.auth,
         name: input.name,
+        tokenId: caller.tokenId,
       },
       Boolean(input.loudness),
+      this.maxPerPerson,
     );
+    if (row === "too_many") throw problem("push.too_many_devices");
     return shown(row);
   }
 
@@ -95,8 +124,8 @@ export class PushDevices {
   }
 
   /** The push service said the subscription is gone (404/410): it will never deliver again. */
-  forget(id: string): Promise<void> {
-    return this.records.forgetDevice(id);
+  async forget(id: string): Promise<void> {
+    await this.records.forgetDevice(id);
   }
 
   pushed(id: string): Promise<void> {

@@ -7,6 +7,7 @@ import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { join } from "node:path";
 import { DB_FILE, prepareDataDir } from "./data-dir.ts";
 import * as schema from "./schema.ts";
+import { log } from "../logging/log.ts";
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database };
 
@@ -14,7 +15,7 @@ const MIGRATIONS = join(import.meta.dir, "migrations");
 
 export function openDb(dataDir: string): Db {
   const warning = prepareDataDir(dataDir);
-  if (warning) console.warn(warning);
+  if (warning) log("storage").warn(warning);
   const sqlite = new Database(join(dataDir, DB_FILE), { create: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = FULL");

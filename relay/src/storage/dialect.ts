@@ -31,6 +31,14 @@ export interface Dialect {
   statement(name: string, build: (q: Query) => Preparable): (tx: Query, params: Record<string, unknown>) => Promise<unknown>;
   /** Several statements in one durable transaction; a throw rolls all of them back. */
   transaction<T>(fn: (tx: Query) => Promise<T>): Promise<T>;
+  /**
+   * Makes `tx` the only transaction holding `key` until it ends, so a count and the insert it allows
+   * are one step for every writer: PostgreSQL takes a transaction-scoped advisory lock; SQLite's
+   * transactions already take turns.
+   */
+  lock(tx: Query, key: string): Promise<void>;
+  /** Tells every replica, when `tx` commits, that a token was revoked (`Store.tokensVersion` moves). */
+  announceRevocation(tx: Query, tokenId: string): Promise<void>;
   /** Tells the other replicas, when `tx` commits, that an ask changed. */
   announce(tx: Query, change: AskChange): Promise<void>;
   /** Tells the other replicas, when `tx` commits, that this one began or stopped following an ask. */

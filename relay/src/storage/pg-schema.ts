@@ -49,9 +49,12 @@ export const asks = pgTable(
     fingerprint: text("fingerprint"),
     deliveredAt: text("delivered_at"),
     version: integer("version").notNull().default(0),
+    /** The token that opened it (none for asks opened before tokens were recorded): open asks are capped per token. */
+    tokenId: text("token_id"),
   },
   (t) => [
     index("asks_open").on(t.spaceId, t.status, t.createdAt),
+    index("asks_open_by_token").on(t.tokenId, t.status),
     index("asks_closed").on(t.spaceId, t.closedAt),
     index("asks_fingerprint").on(t.spaceId, t.fingerprint),
   ],
@@ -82,15 +85,22 @@ export const uploads = pgTable(
     expiresAt: text("expires_at").notNull(),
     storedAt: text("stored_at"),
     size: integer("size"),
+    referencedAt: text("referenced_at"),
     bytes: bytea("bytes"),
   },
-  (t) => [index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt), index("uploads_unused").on(t.storedAt, t.expiresAt)],
+  (t) => [
+    index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt),
+    index("uploads_unused").on(t.storedAt, t.expiresAt),
+    index("uploads_orphans").on(t.referencedAt, t.storedAt),
+  ],
 );
 
 export const tasks = pgTable("tasks", {
   id: text("id").primaryKey(),
   spaceId: text("space_id").notNull().references(() => spaces.id),
   askId: text("ask_id"),
+  /** The token that created it: only that token reads, awaits or cancels it (none for tasks from before). */
+  tokenId: text("token_id"),
   status: text("status").notNull(),
   statusMessage: text("status_message"),
   request: text("request").notNull(),
@@ -141,7 +151,8 @@ export const pushDevices = pgTable(
     id: text("id").primaryKey(),
     spaceId: text("space_id").notNull().references(() => spaces.id),
     personId: text("person_id").notNull().references(() => people.id),
-    endpoint: text("endpoint").notNull().unique(),
+    endpoint: text("endpoint").notNull(),
+    tokenId: text("token_id").references(() => tokens.id),
     p256dh: text("p256dh").notNull(),
     auth: text("auth").notNull(),
     name: text("name").notNull(),
@@ -149,7 +160,7 @@ export const pushDevices = pgTable(
     createdAt: text("created_at").notNull(),
     lastPushAt: text("last_push_at"),
   },
-  (t) => [index("push_devices_person").on(t.personId)],
+  (t) => [index("push_devices_person").on(t.personId), uniqueIndex("push_devices_person_endpoint").on(t.personId, t.endpoint), index("push_devices_token").on(t.tokenId)],
 );
 
 export const pushNotices = pgTable(

@@ -8,6 +8,7 @@ import { migrate } from "drizzle-orm/postgres-js/migrator";
 import { join } from "node:path";
 import postgres from "postgres";
 import { newId } from "../ids.ts";
+import { DatabaseReach, guardedBy } from "./database-reach.ts";
 import type { Dialect, Query } from "./dialect.ts";
 import * as pgSchema from "./pg-schema.ts";
 import type * as schema from "./schema.ts";
@@ -17,6 +18,8 @@ import type { AskChange, FollowChange, Store } from "./store.ts";
 const MIGRATIONS = join(import.meta.dir, "pg-migrations");
 /** The channel every replica listens on for ask changes. */
 export const ASK_CHANNEL = "loopback_asks";
+/** The channel every replica listens on for revoked tokens. */
+export const TOKEN_CHANNEL = "loopback_tokens";
 /** The channel every replica listens on for which replica follows which ask. */
 export const FOLLOW_CHANNEL = "loopback_follows";
 /** Every connection of a replica names it: the database's list of connections says which replicas are alive. */
@@ -25,6 +28,14 @@ const APPLICATION_PREFIX = "loopback ";
 const MIGRATION_LOCK = 7_310_010;
 /** Connections per replica; the listener holds one more of its own. */
 export const DEFAULT_POOL = 10;
+/** A connection not ready by then is given up, so a request fails with 503 rather than waiting for a database out of reach. */
+const CONNECT_TIMEOUT_S = 2;
+/**
+ * Seconds before connecting again after a connection failed `n` times in a row. postgres.js's own
+ * grows to 20 s, which held replicas away from a database for that long after it was back; capped, a
+ * replica is connected again within a quarter of a second of it.
+ */
+const reconnectAfterS = (n: number) => Math.min(0.05 * 2 ** n, 0.25);
 
 export interface PgStoreOptions {
   /** This process's name among the replicas; a new one when not given. */
@@ -35,11 +46,15 @@ export interface PgStoreOptions {
 export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
   const replica = opts.replica ?? newId("rpl");
   // Notices (such as "relation already exists, skipping" from the migrator) are not the relay's news.
-  const client = postgres(url, { max: opts.pool ?? DEFAULT_POOL, onnotice: () => {}, connection: { application_name: `${APPLICATION_PREFIX}${replica}` } });
+  const connection = { application_name: `${APPLICATION_PREFIX}${replica}` };
+  const client = postgres(url, { max: opts.pool ?? DEFAULT_POOL, onnotice: () => {}, connect_timeout: CONNECT_TIMEOUT_S, backoff: reconnectAfterS, connection });
+  // Looks for a database that went away on a connection of its own: the pool's may be busy failing.
+  const looker = postgres(url, { max: 1, onnotice: () => {}, connect_timeout: 1, idle_timeout: 5, backoff: reconnectAfterS, connection });
+  const reach = new DatabaseReach(() => looker`select 1`);
   try {
     await migrateOnce(url);
   } catch (e) {
-    await client.end({ timeout: 1 });
+    await Promise.all([client.end({ timeout: 1 }), looker.end({ timeout: 1 })]);
     throw e;
   }
   const db = drizzle({ client, schema: pgSchema });
@@ -83,6 +98,12 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       }),
     statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
     transaction: inTransaction,
+    lock: async (tx, key) => {
+      await (tx as unknown as typeof db).execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+    },
+    announceRevocation: async (tx, tokenId) => {
+      await (tx as unknown as typeof db).execute(sql`select pg_notify(${TOKEN_CHANNEL}, ${tokenId})`);
+    },
     announce: async (tx, change) => {
       await (tx as unknown as typeof db).execute(sql`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`);
     },
@@ -99,7 +120,15 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       return rows.map((r) => r.replica);
     },
   };
-  return storeOver(dialect, replica, {
+  // Moves with every revocation any process commits, and after every reconnection (one may have been missed).
+  let tokensVersion = 0;
+  await client.listen(
+    TOKEN_CHANNEL,
+    () => tokensVersion++,
+    () => tokensVersion++,
+  );
+  const store = storeOver(dialect, replica, {
+    tokensVersion: () => tokensVersion,
     listen: async (onChange, onReady, onFollow) => {
       const follows = onFollow
         ? await client.listen(FOLLOW_CHANNEL, (payload) => {
@@ -123,8 +152,12 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
         },
       };
     },
-    close: () => client.end({ timeout: 5 }),
+    close: async () => {
+      reach.stop();
+      await Promise.all([client.end({ timeout: 5 }), looker.end({ timeout: 1 })]);
+    },
   });
+  return guardedBy(reach, store);
 }
 
 /** Applies the numbered migrations under an advisory lock, on a connection of its own (the lock is the session's). */

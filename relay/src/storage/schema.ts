@@ -56,9 +56,12 @@ export const asks = sqliteTable(
     deliveredAt: text("delivered_at"),
     /** Counts the ask's changes: a write decided on version n commits only while the row is still at n. */
     version: integer("version").notNull().default(0),
+    /** The token that opened it (none for asks opened before tokens were recorded): open asks are capped per token. */
+    tokenId: text("token_id"),
   },
   (t) => [
     index("asks_open").on(t.spaceId, t.status, t.createdAt),
+    index("asks_open_by_token").on(t.tokenId, t.status),
     index("asks_closed").on(t.spaceId, t.closedAt),
     index("asks_fingerprint").on(t.spaceId, t.fingerprint),
   ],
@@ -93,9 +96,15 @@ export const uploads = sqliteTable(
     /** Set once the image is stored; the ticket works only while it is null. */
     storedAt: text("stored_at"),
     size: integer("size"),
+    /** Set once an ask names the image; one never named is deleted once its grace is over. */
+    referencedAt: text("referenced_at"),
     bytes: blob("bytes", { mode: "buffer" }),
   },
-  (t) => [index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt), index("uploads_unused").on(t.storedAt, t.expiresAt)],
+  (t) => [
+    index("uploads_unused_by_token").on(t.tokenId, t.storedAt, t.expiresAt),
+    index("uploads_unused").on(t.storedAt, t.expiresAt),
+    index("uploads_orphans").on(t.referencedAt, t.storedAt),
+  ],
 );
 
 /** MCP tasks (spec 2025-11-25): a blocking tool call an agent follows by polling, across restarts. */
@@ -103,6 +112,8 @@ export const tasks = sqliteTable("tasks", {
   id: text("id").primaryKey(),
   spaceId: text("space_id").notNull().references(() => spaces.id),
   askId: text("ask_id"),
+  /** The token that created it: only that token reads, awaits or cancels it (none for tasks from before). */
+  tokenId: text("token_id"),
   status: text("status").notNull(),
   statusMessage: text("status_message"),
   /** The original request, so a restarted relay can pick the wait up again. */
@@ -171,7 +182,9 @@ export const pushDevices = sqliteTable(
     spaceId: text("space_id").notNull().references(() => spaces.id),
     personId: text("person_id").notNull().references(() => people.id),
     /** The push service's URL for the subscription; whoever holds it can push to the device. */
-    endpoint: text("endpoint").notNull().unique(),
+    endpoint: text("endpoint").notNull(),
+    /** The token that registered it (null for devices older than that rule): revoking the token removes it. */
+    tokenId: text("token_id").references(() => tokens.id),
     p256dh: text("p256dh").notNull(),
     auth: text("auth").notNull(),
     name: text("name").notNull(),
@@ -180,7 +193,8 @@ export const pushDevices = sqliteTable(
     createdAt: text("created_at").notNull(),
     lastPushAt: text("last_push_at"),
   },
-  (t) => [index("push_devices_person").on(t.personId)],
+  // By person and endpoint: an endpoint another person registered is another device, never theirs.
+  (t) => [index("push_devices_person").on(t.personId), uniqueIndex("push_devices_person_endpoint").on(t.personId, t.endpoint), index("push_devices_token").on(t.tokenId)],
 );
 
 /** Each turn of an ask the person was pushed about, so it is pushed once, whichever relay saw it. */

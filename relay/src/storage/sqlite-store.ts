@@ -52,6 +52,9 @@ export function sqliteDialect(db: Db, replica: string): Dialect {
       return (_tx, params) => query.execute(params);
     },
     transaction: (fn) => turns.run(() => inTransaction(fn)),
+    lock: async () => {},
+    // Another connection's commit moves `data_version`, which `tokensVersion` reads: nothing to send.
+    announceRevocation: async () => {},
     // One relay per file: there is nobody else to tell.
     announce: async () => {},
     announceFollow: async () => {},
@@ -69,7 +72,10 @@ export function openSqliteStore(dataDir: string): Store {
 /** The store over an open SQLite database. */
 function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
   const replica = newId("rpl");
+  const dataVersion = db.$client.query<{ data_version: number }, []>("PRAGMA data_version");
   const store = storeOver(sqliteDialect(db, replica), replica, {
+    // Tokens are revoked by the CLI, on its own connection: its commit moves this connection's `data_version`.
+    tokensVersion: () => dataVersion.get()!.data_version,
     // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere.
     listen: async (_onChange, onReady) => {
       onReady?.();
@@ -79,6 +85,5 @@ function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
       if (opts.closeDb) db.$client.close();
     },
   });
-  const dataVersion = db.$client.query<{ data_version: number }, []>("PRAGMA data_version");
   return { ...store, tokens: new CachedTokens(store.tokens, () => dataVersion.get()!.data_version) };
 }

@@ -4,6 +4,7 @@
 // written since, so every read asks the database.
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Caller, TokenKind } from "../auth/caller.ts";
+import type { DatabaseReach } from "./database-reach.ts";
 import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./schema.ts";
 
 /** An ask as stored, with what only the relay needs to know about it. */
@@ -21,12 +22,28 @@ export interface VersionedAsk {
 /** How a change decided on an ask's version went: stored, or another writer changed the ask first. */
 export type AppendOutcome = "appended" | "not_your_turn";
 
+/** A per-token cap checked in the same step as the insert it allows: at most `max` held at `now` (ISO time). */
+export interface HeldCap {
+  max: number;
+  now: string;
+}
+
+/** Caps on open asks, counted in the same step as the insert: per token (`tokenId`'s) and per space. */
+export interface OpenAskCap {
+  tokenId: string;
+  maxPerToken: number;
+  maxPerSpace: number;
+}
+
+/** How storing a new ask went: stored, or refused because its token's or its space's open asks are at their cap. */
+export type InsertOutcome = "inserted" | "token_full" | "space_full";
+
 export interface AskRecords {
   /**
    * Stores a new ask at version 0, and with it the record of the call that follows it, when given.
    * Not waited onto the disk: nobody has been told of it yet.
    */
-  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow): Promise<void>;
+  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome>;
   /**
    * Appends `after`'s new turns and moves the ask to its state, in one durable transaction, if the ask
    * is still at `before.version`; otherwise writes nothing and says it was not this writer's turn.
@@ -73,14 +90,30 @@ export interface TokenRecords {
 
 export type UploadRow = typeof uploads.$inferSelect;
 
+/** The most image bytes one token, and one space, may hold stored. */
+export interface UploadQuota {
+  tokenId: string | null;
+  spaceId: string;
+  tokenBytes: number;
+  spaceBytes: number;
+}
+
 export interface UploadRecords {
-  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">): Promise<void>;
+  /** Issues a ticket; with `cap`, only while its token holds fewer unused ones (false: refused). */
+  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">, cap?: HeldCap): Promise<boolean>;
   /** Unused tickets a token holds that are still good at `now` (ISO time): they are capped per token. */
   unusedHeldBy(tokenId: string, now: string): Promise<number>;
   /** The ticket behind an upload URL, with when its token was revoked, if it was. */
-  ticket(spaceId: string, tokenHash: string): Promise<(Pick<UploadRow, "id" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> & { revokedAt: string | null }) | undefined>;
-  /** Stores the image and spends the ticket in one statement; false when another upload spent it first. */
-  store(id: string, bytes: Uint8Array, at: string): Promise<boolean>;
+  ticket(spaceId: string, tokenHash: string): Promise<(Pick<UploadRow, "id" | "tokenId" | "contentType" | "maxBytes" | "expiresAt" | "storedAt"> & { revokedAt: string | null }) | undefined>;
+  /**
+   * Stores the image and spends the ticket in one statement; false when another upload spent it
+   * first, or the quota's name when the bytes its token or space hold would pass it.
+   */
+  store(id: string, bytes: Uint8Array, at: string, quota: UploadQuota): Promise<boolean | "token" | "space">;
+  /** Marks stored images of this space as named by an ask, so they are kept. */
+  referenced(spaceId: string, ids: string[], at: string): Promise<void>;
+  /** Deletes images stored before `before` (ISO time) that no ask ever named; returns how many. */
+  sweepOrphans(before: string): Promise<number>;
   read(spaceId: string, id: string): Promise<{ contentType: string; bytes: Uint8Array } | undefined>;
   /** The ids among `ids` that are stored images of this space. */
   storedAmong(spaceId: string, ids: string[]): Promise<string[]>;
@@ -91,7 +124,8 @@ export interface UploadRecords {
 export type SessionRow = typeof mcpSessions.$inferSelect;
 
 export interface SessionRecords {
-  insert(row: SessionRow): Promise<void>;
+  /** Stores a session; with `max`, only while its token holds fewer (false: refused). */
+  insert(row: SessionRow, max?: number): Promise<boolean>;
   get(id: string): Promise<SessionRow | undefined>;
   touch(id: string, at: string): Promise<void>;
   delete(id: string): Promise<void>;
@@ -100,6 +134,8 @@ export interface SessionRecords {
   deleteIdle(before: string): Promise<string[]>;
   /** Ends every session of a token (it was revoked); returns their ids. */
   deleteForToken(tokenHash: string): Promise<string[]>;
+  /** Up to `limit` of a token's sessions with no call recorded, least recently used first. */
+  leastRecentlyUsed(tokenHash: string, limit: number): Promise<string[]>;
 }
 
 export type CallRow = typeof waitingCalls.$inferSelect;
@@ -111,6 +147,8 @@ export interface CallRecords {
   /** Forgets calls begun before `before`; returns how many. */
   deleteBefore(before: string): Promise<number>;
   deleteForSessions(sessionIds: string[]): Promise<void>;
+  /** Ends the record of a session's call by its JSON-RPC request id (as JSON): the client cancelled it. */
+  deleteForRequest(sessionId: string, requestId: string): Promise<void>;
 }
 
 export type TaskRow = typeof tasks.$inferSelect;
@@ -120,15 +158,17 @@ export interface TaskRecords {
   /** A space's task, unless it is past its time to live at `nowMs`. */
   get(spaceId: string, id: string, nowMs: number): Promise<TaskRow | undefined>;
   update(spaceId: string, id: string, set: Partial<TaskRow>): Promise<TaskRow | undefined>;
-  /** A page of a space's tasks in id order, after `cursor`; one more than `limit` tells there is a next. */
-  list(spaceId: string, limit: number, cursor?: string): Promise<TaskRow[]>;
+  /** A page of a space's tasks (those `tokenId` may see, when given) in id order, after `cursor`; one more than `limit` tells there is a next. */
+  list(spaceId: string, limit: number, cursor?: string, tokenId?: string): Promise<TaskRow[]>;
+  /** Tasks a token created that still wait on an open ask (working, within their time to live at `nowMs`). */
+  workingFor(tokenId: string, nowMs: number): Promise<number>;
   /** Forgets tasks past their time to live at `nowMs`; returns how many. */
   sweep(nowMs: number): Promise<number>;
 }
 
 export interface TicketRecords {
   /** Stores an event ticket's hash for the token it was issued to, and the revision its socket speaks. */
-  issue(hash: string, tokenId: string, revision: string, expiresAt: string): Promise<void>;
+  issue(hash: string, tokenId: string, revision: string, expiresAt: string, cap?: HeldCap): Promise<boolean>;
   /** Unused tickets a token holds that are still good at `now`: they are capped per token. */
   heldBy(tokenId: string, now: string): Promise<number>;
   /**
@@ -150,6 +190,16 @@ export interface FailureCountRecords {
 }
 
 export type DeviceRow = typeof pushDevices.$inferSelect;
+export interface DeviceListing {
+  id: string;
+  space: string;
+  person: string;
+  name: string;
+  endpoint: string;
+  tokenId: string | null;
+  createdAt: string;
+  lastPushAt: string | null;
+}
 
 export interface PushRecords {
   /** The relay's VAPID key pair: `made` is stored when there is none, and every replica gets the one stored. */
@@ -157,19 +207,39 @@ export interface PushRecords {
   /** A person's devices, oldest first. */
   devicesOf(personId: string): Promise<DeviceRow[]>;
   /**
-   * Adds a device, or renews the one with its endpoint (a browser subscribing again is the same
-   * device), keeping its stored loudness unless `renewLoudness`.
+   * Adds a device, or renews the person's one with its endpoint (a browser subscribing again is the same
+   * device), keeping its stored loudness unless `renewLoudness`. A new device past `maxPerPerson` is
+   * not added: "too_many".
    */
-  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean): Promise<DeviceRow>;
+  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean, maxPerPerson: number): Promise<DeviceRow | "too_many">;
   setLoudness(personId: string, id: string, loudness: string): Promise<DeviceRow | undefined>;
   /** Removes a person's device; false when they have no such device. */
   removeDevice(personId: string, id: string): Promise<boolean>;
   devicesInSpace(spaceId: string): Promise<DeviceRow[]>;
-  /** The push service said the subscription is gone. */
-  forgetDevice(id: string): Promise<void>;
+  /** Removes a device by its id alone (the push service said it is gone, or the operator removed it); false when there is none. */
+  forgetDevice(id: string): Promise<boolean>;
+  /** Every device, with whose it is, for the operator's CLI. */
+  listDevices(): Promise<DeviceListing[]>;
   pushed(id: string, at: string): Promise<void>;
   /** Claims the push about an ask's turn: true for one claimer, on whichever replica saw it first. */
   claimNotice(askId: string, turn: number, at: string): Promise<boolean>;
+}
+
+/** What a retention run removed: the asks (by id, so a cache in front of the store forgets them), images and push notices. */
+export interface Pruned {
+  asks: string[];
+  images: number;
+  notices: number;
+}
+
+export interface UpkeepRecords {
+  /** How many asks stand open, by whose move it is. */
+  openAsks(): Promise<{ status: "awaiting_human" | "awaiting_agent"; count: number }[]>;
+  /**
+   * Deletes asks closed before `closedBefore` with their threads, images stored before then that no
+   * remaining ask shows, and push notices sent before `noticesBefore`. Never an open ask.
+   */
+  prune(closedBefore: string, noticesBefore: string): Promise<Pruned>;
 }
 
 /** A replica began or stopped following an ask (a call or a task waits on it there). */
@@ -223,11 +293,19 @@ export interface Store {
   readonly failures: FailureCountRecords;
   readonly push: PushRecords;
   readonly follows: FollowRecords;
+  readonly upkeep: UpkeepRecords;
+  /**
+   * A number that moves whenever a token may have been revoked, by any process, without a query: what
+   * lets the relay check its open sockets' tokens before sending, only when there is something to check.
+   */
+  tokensVersion(): number;
   /**
    * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
    * ask); `onReady` once listening, and again after every reconnection, when changes may have been
    * missed and whoever waits should read again.
    */
   listen(onChange: (change: AskChange) => void, onReady?: () => void, onFollow?: (change: FollowChange) => void): Promise<{ close(): Promise<void> }>;
+  /** Whether a database server can be reached now, for a store that has one (PostgreSQL). */
+  readonly reach?: DatabaseReach;
   close(): Promise<void>;
 }

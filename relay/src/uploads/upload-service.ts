@@ -9,7 +9,7 @@ import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import { hashSecret, newId, newSecret } from "../ids.ts";
 import type { UploadRecords } from "../storage/store.ts";
-import { assertUnderCap } from "../limits/per-token-cap.ts";
+import { refuseOverCap } from "../limits/per-token-cap.ts";
 import { readCapped } from "../http/read-capped-body.ts";
 import { isImageOfType, SIGNATURE_BYTES } from "./magic-bytes.ts";
 
@@ -20,7 +20,7 @@ export class UploadService {
     private records: UploadRecords,
     private clock: Clock,
     /** Read at each use: the public URL is known only once the server listens. */
-    private config: { publicUrl: string; uploadTtlMs: number; maxUploadTicketsPerToken: number },
+    private config: { publicUrl: string; uploadTtlMs: number; maxUploadTicketsPerToken: number; uploadQuotaTokenBytes: number; uploadQuotaSpaceBytes: number },
     private maxBytes = UPLOAD_MAX_BYTES,
   ) {}
 
@@ -29,10 +29,9 @@ export class UploadService {
     const token = newSecret("up");
     const now = this.clock.nowMs();
     const expiresAt = new Date(now + this.config.uploadTtlMs).toISOString();
-    // Counted, then issued: two replicas issuing at the same instant may each pass the cap by one.
-    const held = await this.records.unusedHeldBy(caller.tokenId, new Date(now).toISOString());
-    assertUnderCap({ code: "upload.too_many", max: this.config.maxUploadTicketsPerToken, env: "LOOPBACK_MAX_UPLOAD_TICKETS" }, held);
-    await this.records.issue({ id: uploadId, spaceId: caller.spaceId, tokenHash: hashSecret(token), tokenId: caller.tokenId, contentType, maxBytes: this.maxBytes, expiresAt });
+    const cap = { code: "upload.too_many", max: this.config.maxUploadTicketsPerToken, env: "LOOPBACK_MAX_UPLOAD_TICKETS" } as const;
+    const row = { id: uploadId, spaceId: caller.spaceId, tokenHash: hashSecret(token), tokenId: caller.tokenId, contentType, maxBytes: this.maxBytes, expiresAt };
+    if (!(await this.records.issue(row, { max: cap.max, now: new Date(now).toISOString() }))) refuseOverCap(cap);
     const uploadUrl = `${this.config.publicUrl}/api/v1/uploads/${caller.spaceId}/${token}`;
     return {
       uploadId,
@@ -44,6 +43,7 @@ export class UploadService {
   }
 
   async store(spaceId: string, token: string, contentType: string | null, body: ReadableStream<Uint8Array> | null): Promise<UploadReceipt> {
+    const { uploadQuotaTokenBytes: tokenBytes, uploadQuotaSpaceBytes: spaceBytes } = this.config;
     const row = await this.records.ticket(spaceId, hashSecret(token));
     if (!row) throw problem("upload.not_found");
     if (row.storedAt) throw problem("upload.used");
@@ -57,7 +57,10 @@ export class UploadService {
     if (!isImageOfType(type, bytes.subarray(0, SIGNATURE_BYTES))) throw problem("upload.not_image");
 
     // The ticket is spent by the same statement that stores the image: two racing uploads cannot both win.
-    if (!(await this.records.store(row.id, bytes, this.clock.now()))) throw problem("upload.used");
+    const stored = await this.records.store(row.id, bytes, this.clock.now(), { tokenId: row.tokenId, spaceId, tokenBytes, spaceBytes });
+    if (stored === "token") throw problem("upload.over_quota", "The token that asked for this ticket holds as many image bytes as it may (LOOPBACK_UPLOAD_QUOTA_TOKEN_MB).");
+    if (stored === "space") throw problem("upload.over_quota", "This space holds as many image bytes as it may (LOOPBACK_UPLOAD_QUOTA_SPACE_MB).");
+    if (!stored) throw problem("upload.used");
     return { uploadId: row.id, contentType: type, size: bytes.length };
   }
 
@@ -67,15 +70,24 @@ export class UploadService {
     return { contentType: file.contentType as ImageType, bytes: file.bytes };
   }
 
-  /** Deletes tickets that expired unused: nothing refers to them, and nothing can use them. Returns how many. */
-  sweepExpired(): Promise<number> {
-    return this.records.sweepExpired(new Date().toISOString());
+  /**
+   * Deletes tickets that expired unused (nothing refers to them, and nothing can use them), and images
+   * no ask named within a ticket's time after they were stored. Returns how many.
+   */
+  async sweepExpired(): Promise<number> {
+    const now = Date.now();
+    return (await this.records.sweepExpired(new Date(now).toISOString())) + (await this.records.sweepOrphans(new Date(now - this.config.uploadTtlMs).toISOString()));
   }
 
-  /** The ids among `uploadIds` that are not stored images of this space. */
+  /**
+   * The ids among `uploadIds` that are not stored images of this space. Those that are count as named
+   * by an ask from now on, and are kept.
+   */
   async missing(spaceId: string, uploadIds: string[]): Promise<string[]> {
     if (!uploadIds.length) return [];
     const stored = new Set(await this.records.storedAmong(spaceId, uploadIds));
-    return [...new Set(uploadIds)].filter((id) => !stored.has(id));
+    const missing = [...new Set(uploadIds)].filter((id) => !stored.has(id));
+    if (!missing.length) await this.records.referenced(spaceId, [...stored], this.clock.now());
+    return missing;
   }
 }

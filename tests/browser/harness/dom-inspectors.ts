@@ -114,7 +114,8 @@ export function findEscapes(askId: string): string[] {
       }
     }
   }
-  const controls = [...article.querySelectorAll(".composer-wrap button, .composer-wrap textarea, .composer-wrap input")] as HTMLElement[];
+  // The reply form, and the dock at the bottom of the ask that holds its send buttons.
+  const controls = [...article.querySelectorAll(":is(.composer-wrap, [data-ask-dock]) :is(button, textarea, input)")] as HTMLElement[];
   if (article.getAttribute("data-status") === "awaiting_human" && !controls.length) found.push("no reply controls to check");
   for (const control of controls) {
     control.scrollIntoView({ block: "center" });

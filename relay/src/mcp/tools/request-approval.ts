@@ -19,9 +19,9 @@ export const requestApproval: BlockingTool = {
   ].join("\n\n"),
   unbudgeted: true,
   start: ({ asks, caller, client, call }, args) => asks.open(caller, { kind: "approval", input: args as ApprovalInput }, client, call),
-  present: async ({ asks, caller }, result) => {
+  present: async (result, askOf) => {
     if (!result.reply) throw problem("approval.unanswered");
-    const ask = (await asks.get(caller, result.askId)) as ApprovalAsk;
+    const ask = (await askOf()) as ApprovalAsk;
     return permissionDecision(ask, result.reply as Allowed | Denied);
   },
 };

@@ -1,13 +1,13 @@
 // Asks in the store: the opening as one row, each later turn as a row of `entries`. A change is decided
 // on the version the writer read and commits only while the ask is still at it (compare-and-set on
 // `asks.version`), so two writers on two replicas resolve as one winner and one "not your turn".
-import { and, asc, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
 import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../schema.ts";
-import type { AppendOutcome, AskChange, AskRecords, CallRow, VersionedAsk } from "../store.ts";
+import type { AppendOutcome, AskChange, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
 import { stateOf } from "../../asks/ask-as-of.ts";
 
@@ -20,6 +20,13 @@ function opening(ask: Ask) {
   return rest;
 }
 
+/** A new ask refused at a cap, thrown to roll its transaction back. */
+class Refused extends Error {
+  constructor(readonly outcome: Exclude<InsertOutcome, "inserted">) {
+    super(outcome);
+  }
+}
+
 /** Bound parameters a query may carry stay well under SQLite's cap with this many ids at once. */
 const IDS_PER_QUERY = 500;
 
@@ -30,6 +37,7 @@ export class SqlAskRecords implements AskRecords {
   #byFingerprint;
   #insertAsk;
   #insertCall;
+  #openCounts;
   #insertEntry;
   #move;
   #claim;
@@ -67,6 +75,7 @@ export class SqlAskRecords implements AskRecords {
         createdAt: at("createdAt"),
         updatedAt: at("updatedAt"),
         fingerprint: at("fingerprint"),
+        tokenId: at("tokenId"),
         version: 0,
       }),
     );
@@ -81,6 +90,13 @@ export class SqlAskRecords implements AskRecords {
         progressToken: at("progressToken"),
         createdAt: at("createdAt"),
       }),
+    );
+    // Every capped ask counts what is open before it, its token's and its space's in one statement.
+    this.#openCounts = d.statement("open_asks_counts", (q) =>
+      q
+        .select({ byToken: sql<number>`coalesce(sum(case when ${t.asks.tokenId} = ${p("tokenId")} then 1 else 0 end), 0)`, bySpace: count() })
+        .from(t.asks)
+        .where(and(eq(t.asks.spaceId, p("spaceId")), ne(t.asks.status, "closed"))),
     );
     this.#insertEntry = d.statement("insert_entry", (q) =>
       q.insert(t.entries).values({ askId: at("askId"), seq: at("seq"), revision: at("revision"), author: at("author"), body: at("body"), at: at("at") }),
@@ -101,22 +117,39 @@ export class SqlAskRecords implements AskRecords {
     );
   }
 
-  async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow): Promise<void> {
-    await this.d.withoutWaitingForDisk(async (q) => {
+  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {
+    const row = {
+      id: ask.id,
+      spaceId,
+      kind: ask.kind,
+      status: ask.status,
+      revision: REVISION,
+      opening: JSON.stringify(opening(ask)),
+      createdAt: ask.createdAt,
+      updatedAt: ask.updatedAt,
+      fingerprint: fingerprint ?? null,
+      tokenId: cap?.tokenId ?? null,
+    };
+    return this.d.withoutWaitingForDisk(async (q): Promise<InsertOutcome> => {
       // With the ask, the record of the call that follows it: no moment shows the ask without it.
       if (call) await this.#insertCall(q, { ...call, askId: call.askId ?? null, fromTurn: call.fromTurn ?? 0, progressToken: call.progressToken ?? null });
-      await this.#insertAsk(q, {
-        id: ask.id,
-        spaceId,
-        kind: ask.kind,
-        status: ask.status,
-        revision: REVISION,
-        opening: JSON.stringify(opening(ask)),
-        createdAt: ask.createdAt,
-        updatedAt: ask.updatedAt,
-        fingerprint: fingerprint ?? null,
-      });
+      await this.#insertAsk(q, row);
+      // Sent only if this commits.
       await this.d.announce(q, { askId: ask.id, spaceId, version: 0, replica: this.replica, ...asLeft(ask) });
+      if (cap) {
+        // Stored first, then counted, itself included, under the space's lock, held to the commit: a
+        // writer that takes the lock after this one sees this ask once it is committed, so concurrent
+        // asks on any replica cannot pass either cap, and the lock is held for one count alone.
+        await this.d.lock(q, `open_asks:${spaceId}`);
+        const [open] = (await this.#openCounts(q, { spaceId, tokenId: cap.tokenId })) as { byToken: number | string | null; bySpace: number | string }[];
+        // Thrown, so the ask and its call's record roll back with the refusal.
+        if (Number(open?.byToken ?? 0) > cap.maxPerToken) throw new Refused("token_full");
+        if (Number(open?.bySpace ?? 0) > cap.maxPerSpace) throw new Refused("space_full");
+      }
+      return "inserted";
+    }).catch((e) => {
+      if (e instanceof Refused) return e.outcome;
+      throw e;
     });
   }
 

@@ -1,7 +1,7 @@
 // Blocking tool calls, so a stream cut by a crash, a restart or a lost replica is resumed
 // (`Last-Event-ID`) by whichever replica the reconnection reaches. Written without waiting for the
 // disk: the agent has not been answered yet, and the reply's durable commit carries them with it.
-import { eq, inArray, lt } from "drizzle-orm";
+import { and, eq, inArray, lt } from "drizzle-orm";
 import type { Dialect } from "../dialect.ts";
 import type { CallRecords, CallRow } from "../store.ts";
 
@@ -26,5 +26,10 @@ export class SqlCallRecords implements CallRecords {
     if (!sessionIds.length) return;
     const { t } = this.d;
     await this.d.write((q) => q.delete(t.waitingCalls).where(inArray(t.waitingCalls.sessionId, sessionIds)));
+  }
+
+  async deleteForRequest(sessionId: string, requestId: string): Promise<void> {
+    const { t } = this.d;
+    await this.d.write((q) => q.delete(t.waitingCalls).where(and(eq(t.waitingCalls.sessionId, sessionId), eq(t.waitingCalls.requestId, requestId))));
   }
 }

@@ -1,8 +1,8 @@
 // Web Push: the relay's key pair, the people's devices, and which turns were pushed. In the store, so
 // every replica signs with one key, pushes to every device of a space, and pushes each turn once.
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, count, eq, isNull, or } from "drizzle-orm";
 import type { Dialect } from "../dialect.ts";
-import type { DeviceRow, PushRecords } from "../store.ts";
+import type { DeviceListing, DeviceRow, PushRecords } from "../store.ts";
 
 /** The one row of `push_keys`. */
 const KEYS = "vapid";
@@ -23,16 +23,21 @@ export class SqlPushRecords implements PushRecords {
     return db.select().from(t.pushDevices).where(eq(t.pushDevices.personId, personId)).orderBy(asc(t.pushDevices.createdAt));
   }
 
-  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean): Promise<DeviceRow> {
+  saveDevice(row: Omit<DeviceRow, "lastPushAt">, renewLoudness: boolean, maxPerPerson: number): Promise<DeviceRow | "too_many"> {
     const { t } = this.d;
     const { id, endpoint, createdAt, loudness, ...fields } = row;
     return this.d.write(async (q) => {
+      const known = await q.select({ id: t.pushDevices.id }).from(t.pushDevices).where(and(eq(t.pushDevices.personId, row.personId), eq(t.pushDevices.endpoint, endpoint)));
+      if (!known.length) {
+        const [held] = await q.select({ n: count() }).from(t.pushDevices).where(eq(t.pushDevices.personId, row.personId));
+        if (held!.n >= maxPerPerson) return "too_many";
+      }
       const [saved] = await q
         .insert(t.pushDevices)
         .values(row)
-        .onConflictDoUpdate({ target: t.pushDevices.endpoint, set: { ...fields, ...(renewLoudness ? { loudness } : {}) } })
+        .onConflictDoUpdate({ target: [t.pushDevices.personId, t.pushDevices.endpoint], set: { ...fields, ...(renewLoudness ? { loudness } : {}) } })
         .returning();
-      return saved;
+      return saved!;
     });
   }
 
@@ -48,12 +53,29 @@ export class SqlPushRecords implements PushRecords {
 
   devicesInSpace(spaceId: string): Promise<DeviceRow[]> {
     const { db, t } = this.d;
-    return db.select().from(t.pushDevices).where(eq(t.pushDevices.spaceId, spaceId));
+    // A device whose token was revoked is never pushed to, even before its row is gone.
+    return db
+      .select({ device: t.pushDevices })
+      .from(t.pushDevices)
+      .leftJoin(t.tokens, eq(t.pushDevices.tokenId, t.tokens.id))
+      .where(and(eq(t.pushDevices.spaceId, spaceId), or(isNull(t.pushDevices.tokenId), isNull(t.tokens.revokedAt))))
+      .then((rows) => rows.map((r) => r.device));
   }
 
-  async forgetDevice(id: string): Promise<void> {
+  forgetDevice(id: string): Promise<boolean> {
     const { t } = this.d;
-    await this.d.write((q) => q.delete(t.pushDevices).where(eq(t.pushDevices.id, id)));
+    return this.d.write(async (q) => (await q.delete(t.pushDevices).where(eq(t.pushDevices.id, id)).returning({ id: t.pushDevices.id })).length === 1);
+  }
+
+  listDevices(): Promise<DeviceListing[]> {
+    const { db, t } = this.d;
+    const d = t.pushDevices;
+    return db
+      .select({ id: d.id, space: t.spaces.name, person: t.people.name, name: d.name, endpoint: d.endpoint, tokenId: d.tokenId, createdAt: d.createdAt, lastPushAt: d.lastPushAt })
+      .from(d)
+      .innerJoin(t.people, eq(d.personId, t.people.id))
+      .innerJoin(t.spaces, eq(d.spaceId, t.spaces.id))
+      .orderBy(asc(d.createdAt));
   }
 
   async pushed(id: string, at: string): Promise<void> {

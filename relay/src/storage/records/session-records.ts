@@ -1,14 +1,22 @@
 // MCP sessions, so whichever replica a request lands on serves a known `Mcp-Session-Id` without a new
 // `initialize`. Losing one to a power cut means one re-initialize: written without waiting for the disk.
-import { count, eq, lt } from "drizzle-orm";
-import type { Dialect } from "../dialect.ts";
+import { and, asc, count, eq, lt, notExists } from "drizzle-orm";
+import type { Dialect, Query } from "../dialect.ts";
 import type { SessionRecords, SessionRow } from "../store.ts";
 
 export class SqlSessionRecords implements SessionRecords {
   constructor(private d: Dialect) {}
 
-  async insert(row: SessionRow): Promise<void> {
-    await this.d.withoutWaitingForDisk((q) => q.insert(this.d.t.mcpSessions).values(row));
+  insert(row: SessionRow, max?: number): Promise<boolean> {
+    return this.d.withoutWaitingForDisk(async (q) => {
+      if (max !== undefined) {
+        // Counted and stored under the token's lock: concurrent initializes on any replica cannot pass the cap.
+        await this.d.lock(q, `mcp_sessions:${row.tokenHash}`);
+        if ((await this.#countFor(q, row.tokenHash)) >= max) return false;
+      }
+      await q.insert(this.d.t.mcpSessions).values(row);
+      return true;
+    });
   }
 
   async get(id: string): Promise<SessionRow | undefined> {
@@ -26,9 +34,13 @@ export class SqlSessionRecords implements SessionRecords {
     await this.d.write((q) => q.delete(t.mcpSessions).where(eq(t.mcpSessions.id, id)));
   }
 
-  async countForToken(tokenHash: string): Promise<number> {
-    const { db, t } = this.d;
-    const [row] = await db.select({ n: count() }).from(t.mcpSessions).where(eq(t.mcpSessions.tokenHash, tokenHash));
+  countForToken(tokenHash: string): Promise<number> {
+    return this.#countFor(this.d.db, tokenHash);
+  }
+
+  async #countFor(q: Query, tokenHash: string): Promise<number> {
+    const { t } = this.d;
+    const [row] = await q.select({ n: count() }).from(t.mcpSessions).where(eq(t.mcpSessions.tokenHash, tokenHash));
     return Number(row?.n ?? 0);
   }
 
@@ -40,5 +52,17 @@ export class SqlSessionRecords implements SessionRecords {
   deleteForToken(tokenHash: string): Promise<string[]> {
     const { t } = this.d;
     return this.d.write(async (q) => (await q.delete(t.mcpSessions).where(eq(t.mcpSessions.tokenHash, tokenHash)).returning({ id: t.mcpSessions.id })).map((r) => r.id));
+  }
+
+  async leastRecentlyUsed(tokenHash: string, limit: number): Promise<string[]> {
+    const { db, t } = this.d;
+    const called = db.select({ id: t.waitingCalls.id }).from(t.waitingCalls).where(eq(t.waitingCalls.sessionId, t.mcpSessions.id));
+    const rows = await db
+      .select({ id: t.mcpSessions.id })
+      .from(t.mcpSessions)
+      .where(and(eq(t.mcpSessions.tokenHash, tokenHash), notExists(called)))
+      .orderBy(asc(t.mcpSessions.lastSeenAt))
+      .limit(limit);
+    return rows.map((r) => r.id);
   }
 }

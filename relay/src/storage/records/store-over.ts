@@ -11,8 +11,9 @@ import { SqlTaskRecords } from "./task-records.ts";
 import { SqlTicketRecords } from "./ticket-records.ts";
 import { SqlTokenRecords } from "./token-records.ts";
 import { SqlUploadRecords } from "./upload-records.ts";
+import { SqlUpkeepRecords } from "./upkeep-records.ts";
 
-export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen" | "close">): Store {
+export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen" | "close" | "tokensVersion">): Store {
   return {
     kind: d.kind,
     replica,
@@ -26,6 +27,7 @@ export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen
     failures: new SqlFailureCounts(d),
     push: new SqlPushRecords(d),
     follows: new SqlFollowRecords(d, replica),
+    upkeep: new SqlUpkeepRecords(d),
     ...rest,
   };
 }

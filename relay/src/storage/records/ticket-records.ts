@@ -3,20 +3,32 @@
 // the caller through the token, so a revoked token's tickets are refused wherever they are redeemed.
 import { and, count, eq, gt, isNull, lt } from "drizzle-orm";
 import type { Caller } from "../../auth/caller.ts";
-import type { Dialect } from "../dialect.ts";
-import type { TicketRecords } from "../store.ts";
+import type { Dialect, Query } from "../dialect.ts";
+import type { HeldCap, TicketRecords } from "../store.ts";
 
 export class SqlTicketRecords implements TicketRecords {
   constructor(private d: Dialect) {}
 
-  async issue(hash: string, tokenId: string, revision: string, expiresAt: string): Promise<void> {
+  issue(hash: string, tokenId: string, revision: string, expiresAt: string, cap?: HeldCap): Promise<boolean> {
     // A lost ticket is asked for again: its commit need not wait for the disk.
-    await this.d.withoutWaitingForDisk((q) => q.insert(this.d.t.eventTickets).values({ hash, tokenId, revision, expiresAt }));
+    return this.d.withoutWaitingForDisk(async (q) => {
+      if (cap) {
+        // Counted and issued under the token's lock: concurrent requests on any replica cannot pass the cap.
+        await this.d.lock(q, `event_tickets:${tokenId}`);
+        if ((await this.#held(q, tokenId, cap.now)) >= cap.max) return false;
+      }
+      await q.insert(this.d.t.eventTickets).values({ hash, tokenId, revision, expiresAt });
+      return true;
+    });
   }
 
-  async heldBy(tokenId: string, now: string): Promise<number> {
-    const { db, t } = this.d;
-    const [row] = await db
+  heldBy(tokenId: string, now: string): Promise<number> {
+    return this.#held(this.d.db, tokenId, now);
+  }
+
+  async #held(q: Query, tokenId: string, now: string): Promise<number> {
+    const { t } = this.d;
+    const [row] = await q
       .select({ held: count() })
       .from(t.eventTickets)
       .where(and(eq(t.eventTickets.tokenId, tokenId), gt(t.eventTickets.expiresAt, now)));

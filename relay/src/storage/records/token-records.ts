@@ -66,12 +66,17 @@ export class SqlTokenRecords implements TokenRecords {
 
   revoke(tokenId: string, at: string): Promise<boolean> {
     const { t } = this.d;
-    return this.d.write(async (q) => {
+    return this.d.transaction(async (q) => {
       const revoked = await q
         .update(t.tokens)
         .set({ revokedAt: at })
         .where(and(eq(t.tokens.id, tokenId), isNull(t.tokens.revokedAt)))
         .returning({ id: t.tokens.id });
+      // The devices it registered go with it, in the same commit: a revoked phone is pushed nothing more.
+      if (revoked.length) {
+        await q.delete(t.pushDevices).where(eq(t.pushDevices.tokenId, tokenId));
+        await this.d.announceRevocation(q, tokenId);
+      }
       return revoked.length > 0;
     });
   }

@@ -1,19 +1,32 @@
 // Upload tickets and the images stored against them, in the database itself, so every replica reads
 // every image and a ticket is spent once whichever replica the upload reaches.
-import { and, count, eq, gt, inArray, isNotNull, isNull, lte } from "drizzle-orm";
-import type { Dialect } from "../dialect.ts";
-import type { UploadRecords, UploadRow } from "../store.ts";
+import { and, count, eq, gt, inArray, isNotNull, isNull, lt, lte, sum } from "drizzle-orm";
+import type { Dialect, Query } from "../dialect.ts";
+import type { HeldCap, UploadQuota, UploadRecords, UploadRow } from "../store.ts";
 
 export class SqlUploadRecords implements UploadRecords {
   constructor(private d: Dialect) {}
 
-  async issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">): Promise<void> {
-    await this.d.write((q) => q.insert(this.d.t.uploads).values(row));
+  issue(row: Pick<UploadRow, "id" | "spaceId" | "tokenHash" | "tokenId" | "contentType" | "maxBytes" | "expiresAt">, cap?: HeldCap): Promise<boolean> {
+    return this.d.transaction(async (q) => {
+      if (cap) {
+        // Counted and issued under the token's lock: concurrent requests on any replica cannot pass the cap.
+        const tokenId = row.tokenId ?? "";
+        await this.d.lock(q, `upload_tickets:${tokenId}`);
+        if ((await this.#unusedHeld(q, tokenId, cap.now)) >= cap.max) return false;
+      }
+      await q.insert(this.d.t.uploads).values(row);
+      return true;
+    });
   }
 
-  async unusedHeldBy(tokenId: string, now: string): Promise<number> {
-    const { db, t } = this.d;
-    const [row] = await db
+  unusedHeldBy(tokenId: string, now: string): Promise<number> {
+    return this.#unusedHeld(this.d.db, tokenId, now);
+  }
+
+  async #unusedHeld(q: Query, tokenId: string, now: string): Promise<number> {
+    const { t } = this.d;
+    const [row] = await q
       .select({ held: count() })
       .from(t.uploads)
       .where(and(eq(t.uploads.tokenId, tokenId), isNull(t.uploads.storedAt), gt(t.uploads.expiresAt, now)));
@@ -23,16 +36,20 @@ export class SqlUploadRecords implements UploadRecords {
   async ticket(spaceId: string, tokenHash: string) {
     const { db, t } = this.d;
     const [row] = await db
-      .select({ id: t.uploads.id, contentType: t.uploads.contentType, maxBytes: t.uploads.maxBytes, expiresAt: t.uploads.expiresAt, storedAt: t.uploads.storedAt, revokedAt: t.tokens.revokedAt })
+      .select({ id: t.uploads.id, tokenId: t.uploads.tokenId, contentType: t.uploads.contentType, maxBytes: t.uploads.maxBytes, expiresAt: t.uploads.expiresAt, storedAt: t.uploads.storedAt, revokedAt: t.tokens.revokedAt })
       .from(t.uploads)
       .leftJoin(t.tokens, eq(t.uploads.tokenId, t.tokens.id))
       .where(and(eq(t.uploads.spaceId, spaceId), eq(t.uploads.tokenHash, tokenHash)));
     return row;
   }
 
-  store(id: string, bytes: Uint8Array, at: string): Promise<boolean> {
+  store(id: string, bytes: Uint8Array, at: string, quota: UploadQuota): Promise<boolean | "token" | "space"> {
     const { t } = this.d;
     return this.d.write(async (q) => {
+      // Counted in the transaction that stores: SQLite runs one writer at a time, so the quota holds there exactly.
+      const held = async (where: ReturnType<typeof eq>) => Number((await q.select({ bytes: sum(t.uploads.size) }).from(t.uploads).where(where))[0]?.bytes ?? 0);
+      if (quota.tokenId && (await held(eq(t.uploads.tokenId, quota.tokenId))) + bytes.length > quota.tokenBytes) return "token";
+      if ((await held(eq(t.uploads.spaceId, quota.spaceId))) + bytes.length > quota.spaceBytes) return "space";
       // The ticket is spent by the statement that stores the image: two racing uploads cannot both win.
       const spent = await q
         .update(t.uploads)
@@ -41,6 +58,22 @@ export class SqlUploadRecords implements UploadRecords {
         .returning({ id: t.uploads.id });
       return spent.length === 1;
     });
+  }
+
+  async referenced(spaceId: string, ids: string[], at: string): Promise<void> {
+    if (!ids.length) return;
+    const { t } = this.d;
+    await this.d.write((q) =>
+      q
+        .update(t.uploads)
+        .set({ referencedAt: at })
+        .where(and(eq(t.uploads.spaceId, spaceId), inArray(t.uploads.id, [...new Set(ids)]), isNull(t.uploads.referencedAt))),
+    );
+  }
+
+  sweepOrphans(before: string): Promise<number> {
+    const { t } = this.d;
+    return this.d.write(async (q) => (await q.delete(t.uploads).where(and(isNull(t.uploads.referencedAt), isNotNull(t.uploads.storedAt), lt(t.uploads.storedAt, before))).returning({ id: t.uploads.id })).length);
   }
 
   async read(spaceId: string, id: string) {

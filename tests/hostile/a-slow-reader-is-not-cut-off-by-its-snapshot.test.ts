@@ -1,0 +1,120 @@
+// A reader slower than the relay must not be cut off because of its own snapshot: a snapshot of 48
+// large reviews (~12 MiB) is still on its way when asks keep changing. The changes are held until
+// the snapshot is out and then sent, in order; before, they were queued behind it and took the
+// socket past its 8 MiB backpressure limit, which closed it. The reader here is a raw TCP WebSocket
+// client that stops reading for a while, as a phone on a slow link does.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { connect, type Socket } from "node:net";
+import { Agent } from "../support/agent.ts";
+import { newProject, scene, until, type BareScene } from "../support/scene.ts";
+import { toolReply } from "../mcp/mcp-scene.ts";
+
+let s: BareScene;
+beforeAll(async () => {
+  s = await scene({ client: false, env: { LOOPBACK_WAIT_BUDGET_S: "0.01" } });
+}, 60_000);
+afterAll(() => s.dispose());
+
+const bigReview = (project: string, n: number) => ({
+  title: `Large ${n}`,
+  project,
+  content: [{ type: "markdown", text: `${n} `.padEnd(250 * 1024, "lorem ipsum ") }],
+});
+
+/** A WebSocket client over a bare TCP socket, so the test decides when it reads. */
+class SlowReader {
+  #buffer = Buffer.alloc(0);
+  #handshaken = false;
+  frames: { opcode: number; text: string }[] = [];
+  private constructor(readonly socket: Socket) {}
+
+  static open(url: string, token: string): Promise<SlowReader> {
+    const { hostname, port } = new URL(url);
+    const socket = connect({ host: hostname, port: Number(port) });
+    const reader = new SlowReader(socket);
+    socket.on("data", (chunk: Buffer | string) => reader.#read(Buffer.from(chunk)));
+    return new Promise((resolve, reject) => {
+      socket.once("error", reject);
+      socket.once("connect", () => {
+        socket.write(
+          [
+            "GET /api/v1/events HTTP/1.1",
+            `Host: ${hostname}:${port}`,
+            "Upgrade: websocket",
+            "Connection: Upgrade",
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+            "Sec-WebSocket-Version: 13",
+            "Sec-WebSocket-Protocol: loopback.v1",
+            `Authorization: Bearer ${token}`,
+            "",
+            "",
+          ].join("\r\n"),
+        );
+        resolve(reader);
+      });
+    });
+  }
+
+  #read(chunk: Buffer) {
+    this.#buffer = Buffer.concat([this.#buffer, chunk]);
+    if (!this.#handshaken) {
+      const end = this.#buffer.indexOf("\r\n\r\n");
+      if (end === -1) return;
+      expect(this.#buffer.subarray(0, 12).toString()).toBe("HTTP/1.1 101");
+      this.#handshaken = true;
+      this.#buffer = this.#buffer.subarray(end + 4);
+    }
+    for (;;) {
+      if (this.#buffer.length < 2) return;
+      const opcode = this.#buffer[0]! & 0x0f;
+      let length = this.#buffer[1]! & 0x7f;
+      let at = 2;
+      if (length === 126) {
+        if (this.#buffer.length < 4) return;
+        length = this.#buffer.readUInt16BE(2);
+        at = 4;
+      } else if (length === 127) {
+        if (this.#buffer.length < 10) return;
+        length = Number(this.#buffer.readBigUInt64BE(2));
+        at = 10;
+      }
+      if (this.#buffer.length < at + length) return;
+      this.frames.push({ opcode, text: this.#buffer.subarray(at, at + length).toString() });
+      this.#buffer = this.#buffer.subarray(at + length);
+    }
+  }
+
+  get events(): { type: string; ask?: { id: string; project?: string } }[] {
+    return this.frames.filter((f) => f.opcode === 1).map((f) => JSON.parse(f.text));
+  }
+
+  get closed(): boolean {
+    return this.frames.some((f) => f.opcode === 8) || this.socket.destroyed;
+  }
+}
+
+test("a reader that stops reading during a 12 MiB snapshot, while asks change, gets the snapshot and then every change, and stays connected", async () => {
+  const project = newProject();
+  const agents = await Promise.all(Array.from({ length: 4 }, () => Agent.connect(s.relay.url, s.agentToken)));
+  await Promise.all(agents.map(async (agent, a) => {
+    for (let n = a; n < 48; n += agents.length) toolReply(await agent.call("request_review", bigReview(project, n)));
+  }));
+
+  const reader = await SlowReader.open(s.relay.url, s.person.token);
+  reader.socket.pause();
+  // While the snapshot waits in the relay's buffers, 20 more large asks are opened.
+  const later = newProject();
+  await Promise.all(agents.map(async (agent, a) => {
+    for (let n = a; n < 20; n += agents.length) toolReply(await agent.call("request_review", bigReview(later, n)));
+  }));
+  await Bun.sleep(500);
+  reader.socket.resume();
+
+  await until(() => reader.events.filter((e) => e.type === "ask.opened" && e.ask?.project === later).length >= 20 || reader.closed, "every change after the snapshot", 30_000);
+  expect(reader.closed).toBe(false);
+  const events = reader.events;
+  expect(events[0]!.type).toBe("snapshot");
+  expect(new Set(events.filter((e) => e.ask?.project === later && e.type === "ask.opened").map((e) => e.ask!.id)).size).toBe(20);
+  reader.socket.destroy();
+  await Promise.all(agents.map((a) => a.close()));
+}, 90_000);

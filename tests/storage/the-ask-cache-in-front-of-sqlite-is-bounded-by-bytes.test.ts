@@ -1,0 +1,41 @@
+// The relay on its SQLite file keeps asks in memory in front of the file. Bounded by a count, 20,000
+// asks of 250 KiB would be 5 GB; it is bounded by bytes instead, and what it lets go is read again
+// from the file.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openAsk } from "@loopback/shared/ask-rules/index";
+import { CachedAsks } from "../../relay/src/asks/cached-asks.ts";
+import { newId } from "../../relay/src/ids.ts";
+import { openSqliteStore } from "../../relay/src/storage/sqlite-store.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "loopback-cache-"));
+const store = openSqliteStore(dir);
+afterAll(async () => {
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+test("asks of 250 KiB fill the cache only up to its bytes; the coldest are read again from the file", async () => {
+  const { caller } = await store.tokens.create({ space: "default", person: "Ada", kind: "agent", tokenId: newId("tok"), hash: newId("tok"), at: new Date().toISOString() });
+  const maxBytes = 1024 * 1024;
+  const cached = new CachedAsks(store.asks, maxBytes);
+  const ids: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const ask = openAsk(
+      "review",
+      { title: `Big ${i}`, project: "cache", content: [{ type: "markdown", text: "x".repeat(250 * 1024) }] },
+      { id: newId("ask"), at: new Date().toISOString(), raisedBy: caller.person },
+    );
+    expect(await cached.insert(caller.spaceId, ask)).toBe("inserted");
+    ids.push(ask.id);
+    expect(cached.bytes).toBeLessThanOrEqual(maxBytes);
+  }
+  expect(cached.bytes).toBeGreaterThan(maxBytes / 2);
+  // The first was let go long ago: read from the file, whole.
+  const first = await cached.get(ids[0]);
+  expect(first?.ask.id).toBe(ids[0]);
+  expect(JSON.stringify(first?.ask)).toContain("Big 0");
+  expect(cached.bytes).toBeLessThanOrEqual(maxBytes);
+});
