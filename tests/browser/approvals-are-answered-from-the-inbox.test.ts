@@ -70,6 +70,8 @@ describe("in the side panel", () => {
     await diff.locator("section[data-diff-file]").waitFor({ timeout: STEP_MS });
     expect(await diff.textContent()).toContain("RETRIES = 3");
     expect(await diff.locator(".d2h-ins").count()).toBeGreaterThan(0);
+    // Numbered as the file's lines: the changed line is line 2 on both sides.
+    expect(await diff.locator("tr", { hasText: "RETRIES = 3" }).locator(".line-num2").textContent()).toContain("2");
     await scene.panel.keyboard.press("r");
     await scene.panel.keyboard.type("Keep one retry.");
     await scene.panel.keyboard.press("Escape");
