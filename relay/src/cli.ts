@@ -14,6 +14,7 @@ import { openStore } from "./storage/open-store.ts";
 import type { Store } from "./storage/store.ts";
 import { startServer, type Running } from "./server.ts";
 import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
+import { approveHook } from "./hook/approve-hook.ts";
 import { buildStamp } from "./build-stamp.ts";
 import { SHIPPED, VERSION, cliCommand, serveCommand } from "./shipped.ts";
 import { backup } from "./cli/backup.ts";
@@ -75,6 +76,11 @@ const COMMANDS: Record<string, Command> = {
     flags: STORE_FLAGS,
     positionals: 1,
     run: (values, [tokenId]) => withGate(values, (gate) => tokenRevoke(gate, tokenId)),
+  },
+  "approve-hook": {
+    summary: "Claude Code's PermissionRequest hook: asks the person in the inbox and prints their decision (LOOPBACK_URL; LOOPBACK_TOKEN, an agent token)",
+    flags: {},
+    run: () => approveHookCommand(),
   },
   "device list": {
     summary: "list the devices pushed to (never their endpoints)",
@@ -316,6 +322,11 @@ async function deviceList(store: Store): Promise<void> {
 async function deviceRemove(store: Store, id: string): Promise<void> {
   if (!(await store.push.forgetDevice(id))) fail(`No device ${id}`);
   console.log(`Removed ${id}`);
+}
+
+async function approveHookCommand(): Promise<void> {
+  const out = await approveHook({ stdin: await Bun.stdin.text(), env: process.env, warn: (line) => console.error(line) });
+  if (out) console.log(out);
 }
 
 function fail(message: string): never {

@@ -49,7 +49,13 @@ model Strings {
 
 model Nullable { nothing: string | null }
 
-@route("/forms") op read(): { sealed: Sealed; pet: Pet; loose: Loose; literals: Literals; bounded: Bounded; strings: Strings; nullable: Nullable };
+model Open {
+  name: string;
+  input: Record<unknown>;
+  ...Record<unknown>;
+}
+
+@route("/forms") op read(): { sealed: Sealed; pet: Pet; loose: Loose; literals: Literals; bounded: Bounded; strings: Strings; nullable: Nullable; open: Open };
 `;
 
 const SEALED = { unevaluatedProperties: { not: {} } };
@@ -151,6 +157,19 @@ const FORMS: Form[] = [
       { slug: "abc", at: "2025-01-02T03:04:05Z", count: 1.5, big: 1 },
     ],
   },
+  {
+    form: "open objects: a map of anything, and a model that takes other properties besides its own",
+    name: "Open",
+    emitted: {
+      type: "object",
+      required: ["name", "input"],
+      properties: { name: { type: "string" }, input: { type: "object", unevaluatedProperties: {} } },
+      unevaluatedProperties: {},
+    },
+    ts: "export interface Open {\n  name: string;\n  input: Record<string, unknown>;\n  [key: string]: unknown;\n}\n",
+    accepts: [{ name: "a", input: {} }, { name: "a", input: { command: "ls", n: 1 } }, { name: "a", input: {}, extra: [1] }],
+    refuses: [{ name: "a" }, { name: "a", input: "ls" }, { name: "a", input: [] }],
+  },
 ];
 
 let components: Components;
@@ -195,6 +214,14 @@ describe("each schema form", () => {
     expect(tool.additionalProperties).toBe(false);
     expect(tool.properties.pets.items.anyOf.map((s: JsonSchema) => s.properties!.kind.enum)).toEqual([["cat"], ["dog"]]);
     expect(JSON.stringify(tool)).not.toContain("$ref");
+  });
+
+  test("an open object keeps what it does not name, in valibot and in a tool's JSON Schema", () => {
+    const parsed = v.parse(schemas.Open, { name: "a", input: { command: "ls" }, extra: 1 });
+    expect(parsed).toEqual({ name: "a", input: { command: "ls" }, extra: 1 });
+    const tool = JSON.parse(/Open: (.*),\n/.exec(emitToolSchemas(components, ["Open"]))![1]);
+    expect(tool.additionalProperties).toBeUndefined();
+    expect(tool.properties.input.additionalProperties).toBeUndefined();
   });
 
   test("a nullable field, a form the contract does not use, stops the generator instead of being emitted loosely", () => {

@@ -30,8 +30,13 @@ const HEADER = (what: string) =>
 
 const refName = (ref: string) => ref.replace("#/components/schemas/", "");
 
+/** An object takes no properties beyond those it names (TypeSpec's models), … */
 const isSealed = (s: JsonSchema) =>
-  s.unevaluatedProperties !== undefined || s.additionalProperties === false;
+  s.additionalProperties === false || s.unevaluatedProperties === false || isNot(s.unevaluatedProperties);
+/** … or any others besides (`Record<unknown>`, spread or alone). */
+const isOpen = (s: JsonSchema) => isEmpty(s.unevaluatedProperties) || isEmpty(s.additionalProperties);
+const isEmpty = (x: unknown) => typeof x === "object" && x !== null && Object.keys(x).length === 0;
+const isNot = (x: unknown) => typeof x === "object" && x !== null && isEmpty((x as { not?: unknown }).not);
 
 function docComment(text: string | undefined, indent = ""): string {
   if (!text) return "";
@@ -73,6 +78,10 @@ function tsObject(s: JsonSchema, indent: string): string {
     ([name, prop]) =>
       `${docComment(prop.description, inner)}${inner}${key(name)}${required.has(name) ? "" : "?"}: ${tsType(prop, inner)};`,
   );
+  if (isOpen(s)) {
+    if (!fields.length) return "Record<string, unknown>";
+    fields.push(`${inner}[key: string]: unknown;`);
+  }
   return `{\n${fields.join("\n")}\n${indent}}`;
 }
 
@@ -80,7 +89,7 @@ export function emitTypes(components: Components): string {
   let out = HEADER("TypeScript types");
   for (const [name, s] of Object.entries(components)) {
     out += `\n${docComment(s.description)}`;
-    out += s.type === "object" ? `export interface ${name} ${tsObject(s, "")}\n` : `export type ${name} = ${tsType(s, "")};\n`;
+    out += s.type === "object" && !(isOpen(s) && !s.properties) ? `export interface ${name} ${tsObject(s, "")}\n` : `export type ${name} = ${tsType(s, "")};\n`;
   }
   return out;
 }
@@ -150,6 +159,8 @@ function vSchema(components: Components, s: JsonSchema): string {
         const inner = vSchema(components, prop);
         return `${key(name)}: ${required.has(name) ? inner : `v.optional(${inner})`}`;
       });
+      // JSON's object, which valibot's record and loose object would take (and copy) an array for.
+      if (isOpen(s)) return `v.pipe(v.custom((o) => !Array.isArray(o)), ${entries.length ? `v.looseObject({ ${entries.join(", ")} })` : "v.record(v.string(), v.unknown())"})`;
       return `${isSealed(s) ? "v.strictObject" : "v.object"}({ ${entries.join(", ")} })`;
     }
   }
@@ -206,7 +217,10 @@ export function standalone(components: Components, s: JsonSchema): JsonSchema {
   }
   const out: JsonSchema = {};
   for (const [k, v] of Object.entries(s) as [keyof JsonSchema, any][]) {
-    if (k === "unevaluatedProperties") out.additionalProperties = false;
+    // An open object says nothing: draft-07 takes any other property by default.
+    if (k === "unevaluatedProperties") {
+      if (isSealed(s)) out.additionalProperties = false;
+    }
     else if (k === "properties") {
       out.properties = Object.fromEntries(
         Object.entries(v as Record<string, JsonSchema>).map(([p, ps]) => [p, standalone(components, ps)]),

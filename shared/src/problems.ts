@@ -37,6 +37,7 @@ export const PROBLEMS = {
   "ask.closed": { status: 409, message: "The ask is closed: nothing more can be added to it." },
   "ask.not_your_turn": { status: 409, message: "It is not your move on this ask." },
   "ask.revises_unknown": { status: 422, message: "`revises` must name a review in your space." },
+  "approval.unanswered": { status: 409, message: "The relay stopped before the person decided: ask again with the same input to keep waiting for their decision." },
 
   // a person's reply
   "reply.wrong_kind": { status: 422, message: "That reply does not fit this kind of ask." },

@@ -7,6 +7,7 @@ export const TOOL_SHAPES = {
   answer_briefing: { input: "BriefingAnswerInput", output: "ToolReply" },
   answer_follow_up: { input: "FollowUpInput", output: "ToolReply" },
   wait_for_reply: { input: "WaitInput", output: "ToolReply" },
+  request_approval: { input: "ApprovalInput", output: "PermissionDecision" },
   get_upload_ticket: { input: "UploadRequest", output: "UploadTicket" },
   get_inbox_link: { input: "InboxRequest", output: "InboxLink" },
 } as const;

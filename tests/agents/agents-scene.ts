@@ -16,6 +16,10 @@ export { askWhen, newProject, readAsk, until } from "../support/scene.ts";
 export interface LaunchOptions {
   script: ModelTurn[];
   env?: Record<string, string>;
+  /** Claude Code's extra arguments (such as `--permission-prompt-tool`). */
+  args?: string[];
+  /** Claude Code's user settings (`settings.json`), such as hooks. */
+  settings?: Record<string, unknown>;
 }
 
 export interface Client {

@@ -1,5 +1,5 @@
 // axe-core, the engine behind most accessibility audits, run in real Chromium on every screen a
-// person meets: the list, an open question, a review and a briefing; in the side panel (and its
+// person meets: the list, an open question, a review, a briefing and an approval; in the side panel (and its
 // options page) and in the web inbox at desktop and at phone width; in the light and the dark
 // theme. Nothing critical or serious may be found, and headings keep their order (moderate to
 // axe, but a screen reader's outline of the ask).
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
+import { REVISION } from "@loopback/shared/generated/revision";
 import { Person } from "../support/person.ts";
 import { RelayProcess } from "../support/relay-process.ts";
 import { TestAgent } from "./harness/agent";
@@ -15,7 +16,7 @@ import { TITLES, sendRealisticAsks, titleOf, type Kind } from "./harness/realist
 import { STEP_MS } from "./harness/timeouts";
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const SCREENS = ["list", "question", "review", "briefing"] as const;
+const SCREENS = ["list", "question", "review", "briefing", "approval"] as const;
 
 interface Violation {
   id: string;
@@ -29,7 +30,7 @@ let panelBrowser: TestBrowser;
 let webBrowser: TestBrowser;
 let agent: TestAgent;
 let personToken: string;
-const ids = {} as Record<Kind, string>;
+const ids = {} as Record<Kind | "approval", string>;
 
 /** axe's critical and serious findings, and heading order, on the page as it is now, one line per element. */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -63,6 +64,11 @@ async function show(page: Page, base: string, screen: (typeof SCREENS)[number]):
     await article.locator('[data-point="1"] button.head').click();
     await page.getByLabel("Reply on point 1").waitFor({ timeout: STEP_MS });
   }
+  if (screen === "approval") {
+    // The command opened for editing shows its text box too.
+    await article.getByRole("button", { name: /Edit the command/ }).click();
+    await page.getByLabel("The command to run").waitFor({ timeout: STEP_MS });
+  }
 }
 
 describe("the inbox has no critical or serious accessibility violations", () => {
@@ -91,6 +97,16 @@ describe("the inbox has no critical or serious accessibility violations", () => 
       }
       if (Object.keys(ids).length === 3) break;
       await Bun.sleep(50);
+    }
+    // A permission prompt: its call returns only once the person decides, which none here does.
+    void agent
+      .requestApproval({ tool_name: "Bash", input: { command: "rm -rf build", description: "Remove the build output" }, tool_use_id: "toolu_axe", cwd: "/home/ada/shop", reason: "The old build breaks the tests.", project: "billing-service" })
+      .catch(() => {});
+    // Approvals are shown only to a reader of the revision that has them.
+    const reader = person.reading(REVISION);
+    while (!ids.approval) {
+      ids.approval = (await reader.snapshot()).open.find((a) => a.kind === "approval")?.id as string;
+      if (!ids.approval) await Bun.sleep(50);
     }
 
     panelBrowser = await TestBrowser.withExtension();

@@ -179,6 +179,22 @@ describe("the web inbox's notifications", () => {
     expect(shown.actions).toEqual([]);
   }, 60_000);
 
+  test("an approval shows Allow and Deny, and Allow lets the agent's tool run", async () => {
+    const decision = agent.requestApproval({ tool_name: "Bash", input: { command: "npm run deploy\nnpm run smoke" }, tool_use_id: "toolu_push", project: "deploy" });
+    const notice = await deliver(4);
+    const shown = await notificationOf(notice.askId);
+    expect(shown).toMatchObject({
+      title: "Approval · deploy",
+      body: "Bash: npm run deploy",
+      actions: [
+        { action: "allow", title: "Allow" },
+        { action: "deny", title: "Deny" },
+      ],
+    });
+    await pressAction(notice.askId, "allow");
+    expect(await decision).toEqual({ behavior: "allow", updatedInput: { command: "npm run deploy\nnpm run smoke" } });
+  }, 60_000);
+
   test("the settings list the person's devices, save a device's loudness and remove it", async () => {
     const listed = async () => (await (await fetch(`${relay.url}/api/v1/push/devices`, { headers: { Authorization: `Bearer ${personToken}` } })).json()).items;
     await page.getByRole("button", { name: "Settings" }).click();

@@ -37,7 +37,7 @@ afterEach(async () => {
 });
 
 const BUDGET_MS = 50_000;
-const services = (): BlockingCallServices => ({ waiting: relay.waiting, calls: relay.store.calls, clock: relay.clock, config: { waitBudgetMs: BUDGET_MS, progressEveryMs: 10_000, waitBudgetForAll: false, clientWaitBudgetsMs: {} } });
+const services = (): BlockingCallServices => ({ waiting: relay.waiting, asks: relay.asks, calls: relay.store.calls, clock: relay.clock, config: { waitBudgetMs: BUDGET_MS, progressEveryMs: 10_000, waitBudgetForAll: false, clientWaitBudgetsMs: {} } });
 const ctx = (): ToolContext => ({ asks: relay.asks, uploads: relay.uploads, publicUrl: "http://127.0.0.1", caller: agent, client: "test 1" });
 let n = 0;
 const question = () => ({ question: "Which cache?", options: [{ label: "SQLite" }, { label: "Redis" }], project: `blocking-call-${++n}-${Date.now()}` });

@@ -59,7 +59,7 @@ for (const [client, limitS] of [
   test(`a call of ${client} returns \`pending\` 10 s before its ${limitS} s timeout, not before`, async () => {
     jest.useFakeTimers();
     const agent = (await relay.gate.createToken({ person: "ada", agent: true })).caller;
-    const calls = new BlockingCalls({ waiting: relay.waiting, calls: relay.store.calls, clock: relay.clock, config: relay.config });
+    const calls = new BlockingCalls({ waiting: relay.waiting, asks: relay.asks, calls: relay.store.calls, clock: relay.clock, config: relay.config });
     const project = `budget-${client}-${Date.now()}`;
     let settled: CallToolResult | undefined;
     const ctx = { asks: relay.asks, uploads: relay.uploads, publicUrl: "http://127.0.0.1", caller: agent, client: `${client} 1` };
@@ -82,7 +82,7 @@ for (const [client, limitS] of [
 test("a call whose budget runs out returns `pending`, having told its client it waits on the way", async () => {
   jest.useFakeTimers();
   const agent = (await relay.gate.createToken({ person: "ada", agent: true })).caller;
-  const calls = new BlockingCalls({ waiting: relay.waiting, calls: relay.store.calls, clock: relay.clock, config: { ...relay.config, waitBudgetMs: 50_000, progressEveryMs: 10_000, waitBudgetForAll: true } });
+  const calls = new BlockingCalls({ waiting: relay.waiting, asks: relay.asks, calls: relay.store.calls, clock: relay.clock, config: { ...relay.config, waitBudgetMs: 50_000, progressEveryMs: 10_000, waitBudgetForAll: true } });
   const input = { question: "Which cache?", options: [{ label: "SQLite" }, { label: "Redis" }], project: `budget-${Date.now()}` };
   const waited: number[] = [];
   const result = calls.open(agent).start({ asks: relay.asks, uploads: relay.uploads, publicUrl: "http://127.0.0.1", caller: agent }, askQuestion, input, (ms) => waited.push(ms));

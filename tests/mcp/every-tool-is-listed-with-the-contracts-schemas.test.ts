@@ -7,7 +7,7 @@ import { ROOT } from "../support/relay-process.ts";
 import { scene, type Scene } from "./mcp-scene.ts";
 
 // The shapes each tool takes and gives, as the product names them (agents' configs name the tools).
-const SHAPES: Record<string, { input: string; output: string; blocking: boolean }> = {
+const SHAPES: Record<string, { input: string; output: string; blocking: boolean; task?: false }> = {
   ask_question: { input: "QuestionInput", output: "ToolReply", blocking: true },
   request_review: { input: "ReviewInput", output: "ToolReply", blocking: true },
   send_briefing: { input: "BriefingInput", output: "ToolReply", blocking: true },
@@ -16,6 +16,8 @@ const SHAPES: Record<string, { input: string; output: string; blocking: boolean 
   wait_for_reply: { input: "WaitInput", output: "ToolReply", blocking: true },
   get_upload_ticket: { input: "UploadRequest", output: "UploadTicket", blocking: false },
   get_inbox_link: { input: "InboxRequest", output: "InboxLink", blocking: false },
+  // Claude Code's permission prompt: its result is Claude Code's decision, which a task's ToolReply is not.
+  request_approval: { input: "ApprovalInput", output: "PermissionDecision", blocking: true, task: false },
 };
 
 // MCP serves the newest revision's shapes: a client reads them from tools/list, whatever it was built for.
@@ -33,7 +35,9 @@ test("tools/list serves every tool with the newest frozen revision's input and o
   for (const tool of tools) {
     const shapes = SHAPES[tool.name];
     expect({ tool: tool.name, schema: tool.inputSchema }).toEqual({ tool: tool.name, schema: standalone(frozen, frozen[shapes.input]) as any });
-    expect({ tool: tool.name, schema: tool.outputSchema }).toEqual({ tool: tool.name, schema: standalone(frozen, frozen[shapes.output]) as any });
+    // The permission prompt's result is the decision's JSON as text alone (Claude Code reads nothing else): no output schema.
+    const output = shapes.task === false ? undefined : standalone(frozen, frozen[shapes.output]);
+    expect({ tool: tool.name, schema: tool.outputSchema }).toEqual({ tool: tool.name, schema: output as any });
     // Several MCP clients cannot follow references.
     expect(JSON.stringify(tool.inputSchema)).not.toContain("$ref");
   }
@@ -56,12 +60,12 @@ test("every tool has a title and a description written for the model, and says w
   expect(words.ask_question).toContain("answer_follow_up");
 });
 
-test("blocking tools may run as MCP tasks; the instant ones do not offer it", async () => {
+test("blocking tools may run as MCP tasks, but for the permission prompt; the instant ones do not offer it", async () => {
   const { tools } = await s.agent.client.listTools();
   for (const tool of tools) {
     expect({ tool: tool.name, execution: tool.execution }).toEqual({
       tool: tool.name,
-      execution: SHAPES[tool.name].blocking ? { taskSupport: "optional" } : undefined,
+      execution: SHAPES[tool.name].blocking && SHAPES[tool.name].task !== false ? { taskSupport: "optional" } : undefined,
     });
   }
   const capabilities = s.agent.client.getServerCapabilities();
@@ -78,9 +82,10 @@ test("calling a tool that does not exist is refused with the names of those that
   for (const name of Object.keys(SHAPES)) expect(text).toContain(name);
 });
 
-test("the server's instructions ask for `project` on exactly the tools whose input takes it", async () => {
+test("the server's instructions ask for `project` on exactly the tools whose input requires it", async () => {
   const { tools } = await s.agent.client.listTools();
-  const taking = tools.filter((t) => "project" in (t.inputSchema.properties ?? {})).map((t) => t.name).sort();
+  // request_approval takes one from the hook, which knows the working directory; Claude Code's own call has none.
+  const taking = tools.filter((t) => (t.inputSchema.required ?? []).includes("project")).map((t) => t.name).sort();
   const instructions = s.agent.client.getInstructions()!;
   const sentence = instructions.split("\n").find((line) => line.includes("`project`"))!;
   expect(sentence).not.toContain("Always pass");

@@ -1,7 +1,8 @@
 // The words an ask is shown by: its title, its kind, who raised it, and what its status means.
 import type { Ask, AskKind, Whoami } from "@loopback/shared/generated/types";
+import { approvalFor, escapeInlineMarkdown } from "../approval/approval-labels";
 
-export const KIND_LABEL: Record<AskKind, string> = { question: "Question", review: "Review", briefing: "Briefing" };
+export const KIND_LABEL: Record<AskKind, string> = { question: "Question", review: "Review", briefing: "Briefing", approval: "Approval" };
 
 /** A question's text split for showing: its first line as the title, and whatever follows it. */
 export function questionParts(question: string): { title: string; rest: string } {
@@ -13,9 +14,10 @@ export function questionParts(question: string): { title: string; rest: string }
 
 /**
  * The line an ask is known by, as inline markdown: a review's or briefing's title, a question's
- * first line without its block marker (`#`, `>`, `-`).
+ * first line without its block marker (`#`, `>`, `-`), what an approval is for.
  */
 export function askTitle(ask: Ask): string {
+  if (ask.kind === "approval") return escapeInlineMarkdown(approvalFor(ask.prompt));
   if (ask.kind !== "question") return ask.prompt.title;
   const { title } = questionParts(ask.prompt.question);
   return title.length > TITLE_MAX ? `${title.slice(0, TITLE_MAX)}…` : title || "Question";
@@ -68,6 +70,10 @@ export function closedLabel(ask: Ask): string {
       return "Dismissed";
     case "responded":
       return "Resolved";
+    case "allowed":
+      return reply.scope === "session" ? "Allowed for the session" : "Allowed";
+    case "denied":
+      return reply.stop ? "Denied, agent stopped" : "Denied";
     default:
       return "Closed";
   }

@@ -38,6 +38,8 @@ export class Draft {
   /** A review's comments on lines and blocks. */
   readonly comments = new ReviewComments();
   confirmingDismiss = $state(false);
+  /** An approval's command or file content as the person edited it before allowing; null while untouched. */
+  edited = $state<string | null>(null);
   sending = $state(false);
   error = $state<string | null>(null);
   #held = $state<Held | null>(null);

@@ -11,6 +11,8 @@ export const REPLY_WORDS: Record<Reply["outcome"], { holding: string; sent: stri
   answered: { holding: "Sending your answer", sent: "Answer sent", kept: "your answer to" },
   responded: { holding: "Sending your replies", sent: "Replies sent", kept: "your replies on" },
   follow_up: { holding: "Asking back", sent: "Asked back", kept: "your question back on" },
+  allowed: { holding: "Allowing", sent: "Allowed", kept: "your permission for" },
+  denied: { holding: "Denying", sent: "Denied", kept: "your refusal of" },
 };
 
 export interface SentNote {

@@ -7,4 +7,4 @@ export function fresh<A extends Ask>(ask: A, changes: Partial<A> = {}): A {
   return { ...ask, id: `${ask.id}-${++next}`, ...changes };
 }
 
-export { DIFF_OF_TWO_FILES, aBriefing, aQuestion, aReview, agentAnswers, personReplies, personResponds } from "@loopback/shared/testing/sample-asks";
+export { DIFF_OF_TWO_FILES, aBriefing, aQuestion, aReview, agentAnswers, anApproval, personReplies, personResponds } from "@loopback/shared/testing/sample-asks";

@@ -5,10 +5,10 @@ import { askTitleText } from "../blocks/inline-markdown";
 
 /**
  * What a notification's buttons do. Chrome allows two: a question's two choices, a review's
- * Approve and Open, or Open alone. The layout is part of the notification's id, so a worker that
+ * Approve and Open, an approval's Allow and Deny, or Open alone. The layout is part of the notification's id, so a worker that
  * Chrome stopped and woke for the click knows what was pressed before it has read anything.
  */
-export type Layout = "choices" | "review" | "open";
+export type Layout = "choices" | "review" | "approval" | "open";
 
 const PREFIX = "ask:";
 // Firefox shows no buttons on notifications: a click on the notification opens the ask.
@@ -16,13 +16,14 @@ const HAS_BUTTONS = !import.meta.env.FIREFOX;
 
 export function layoutOf(ask: Ask): Layout {
   if (ask.kind === "question" && ask.prompt.options.length === 2 && !ask.prompt.multiple) return "choices";
+  if (ask.kind === "approval") return "approval";
   return ask.kind === "review" ? "review" : "open";
 }
 
 export const notificationId = (ask: Ask) => `${PREFIX}${ask.id}:${layoutOf(ask)}`;
 
 export function parseNotificationId(id: string): { askId: string; layout: Layout } | null {
-  const m = /^ask:([^:]+):(choices|review|open)$/.exec(id);
+  const m = /^ask:([^:]+):(choices|review|approval|open)$/.exec(id);
   return m ? { askId: m[1]!, layout: m[2] as Layout } : null;
 }
 
@@ -31,12 +32,13 @@ export const askIdOfNotification = (id: string) => parseNotificationId(id)?.askI
 function buttons(ask: Ask): { title: string }[] {
   const layout = layoutOf(ask);
   if (layout === "choices" && ask.kind === "question") return ask.prompt.options.map((o) => ({ title: o.label }));
+  if (layout === "approval") return [{ title: "Allow" }, { title: "Deny" }];
   return layout === "review" ? [{ title: "Approve" }, { title: "Open" }] : [{ title: "Open" }];
 }
 
 /** What pressing button `index` of a notification with `layout` does: send a reply, or open the ask. */
 export function buttonAction(layout: Layout, index: number): "reply" | "open" | null {
-  if (layout === "choices") return index === 0 || index === 1 ? "reply" : null;
+  if (layout === "choices" || layout === "approval") return index === 0 || index === 1 ? "reply" : null;
   if (layout === "review") return index === 0 ? "reply" : index === 1 ? "open" : null;
   return index === 0 ? "open" : null;
 }
@@ -45,6 +47,7 @@ export function buttonAction(layout: Layout, index: number): "reply" | "open" | 
 export function replyOfButton(ask: Ask, index: number): Reply | null {
   if (buttonAction(layoutOf(ask), index) !== "reply") return null;
   if (ask.kind === "question") return { outcome: "answered", selected: [ask.prompt.options[index]!.label] };
+  if (ask.kind === "approval") return index === 0 ? { outcome: "allowed" } : { outcome: "denied" };
   return ask.kind === "review" ? { outcome: "approved" } : null;
 }
 

@@ -23,7 +23,10 @@ self.addEventListener("fetch", (event) => {
 
 // --- Web Push: the relay's notice of an ask that needs the person (the contract's `PushNotice`) ---
 
-const KIND = { question: "Question", review: "Review", briefing: "Briefing" };
+const KIND = { question: "Question", review: "Review", briefing: "Briefing", approval: "Approval" };
+// The contract revision this worker speaks (the inbox's REVISION): approvals exist from 4 on, and a
+// relay hides them from a request that names no revision.
+const REVISION = "4";
 
 self.addEventListener("push", (event) => {
   let notice = null;
@@ -35,8 +38,9 @@ self.addEventListener("push", (event) => {
   event.waitUntil(notice?.askId ? showNotice(notice) : self.registration.showNotification("Loopback", { body: "Something needs you in Loopback." }));
 });
 
-/** The buttons a notice gets where the platform shows them: a two-option question's choices, a review's Approve. */
+/** The buttons a notice gets where the platform shows them: a two-option question's choices, a review's Approve, an approval's Allow and Deny. */
 function actionsOf(notice) {
+  if (notice.kind === "approval") return [{ action: "allow", title: "Allow" }, { action: "deny", title: "Deny" }];
   if (notice.kind === "question" && notice.options?.length === 2) return notice.options.map((label, i) => ({ action: `choice:${i}`, title: label }));
   if (notice.kind === "review") return [{ action: "approve", title: "Approve" }];
   return [];
@@ -59,6 +63,8 @@ function replyOf(notice, action) {
   const choice = /^choice:([01])$/.exec(action ?? "");
   if (choice && notice.kind === "question" && notice.options?.length === 2) return { outcome: "answered", selected: [notice.options[Number(choice[1])]] };
   if (action === "approve" && notice.kind === "review") return { outcome: "approved" };
+  if (action === "allow" && notice.kind === "approval") return { outcome: "allowed" };
+  if (action === "deny" && notice.kind === "approval") return { outcome: "denied" };
   return null;
 }
 
@@ -93,7 +99,7 @@ async function sendReply(notice, reply) {
     if (!token) throw new Error("sign in to the inbox on this device first.");
     const response = await fetch(new URL(`../api/v1/asks/${encodeURIComponent(notice.askId)}/reply`, self.registration.scope), {
       method: "POST",
-      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json" },
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json", Accept: "application/json", "Loopback-Revision": REVISION },
       body: JSON.stringify(reply),
       credentials: "omit",
     });

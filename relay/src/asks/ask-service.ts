@@ -1,6 +1,7 @@
 // The one place asks are opened and answered (waiting for the person is asks/waiting.ts). REST, the
 // event socket and MCP are thin adapters over this class; it never sees a framework, a request or a socket.
 import type {
+  ApprovalInput,
   Ask,
   AskPage,
   Block,
@@ -40,12 +41,14 @@ export const DEFAULT_PAGE = 20;
 export type OpenInput =
   | { kind: "question"; input: QuestionInput }
   | { kind: "review"; input: ReviewInput }
-  | { kind: "briefing"; input: BriefingInput };
+  | { kind: "briefing"; input: BriefingInput }
+  | { kind: "approval"; input: ApprovalInput };
 
 const INPUT_SCHEMAS = {
   question: schemas.QuestionInput,
   review: schemas.ReviewInput,
   briefing: schemas.BriefingInput,
+  approval: schemas.ApprovalInput,
 } as const;
 
 /** Throws the first problem a rule found. */

@@ -168,7 +168,9 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     // Serialized only when some inbox of that space listens: an ask can be large.
     for (const revision of REVISIONS) {
       const t = topic(spaceId, revision);
-      if (srv.subscriberCount(t) > 0) srv.publish(t, JSON.stringify(downgradeEvent(event, revision)));
+      if (srv.subscriberCount(t) === 0) continue;
+      const frame = downgradeEvent(event, revision);
+      if (frame) srv.publish(t, JSON.stringify(frame));
     }
   };
   // No frame reaches a socket after its token's revoking commit: when a token may have been revoked
@@ -203,7 +205,8 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
       await relay.revocations.beforeSending();
       while (pending.held.length && ws.getBufferedAmount() < FLUSH_BELOW_BYTES) {
         if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
-        ws.send(JSON.stringify(downgradeEvent(pending.held.shift()!, ws.data.revision)));
+        const frame = downgradeEvent(pending.held.shift()!, ws.data.revision);
+        if (frame) ws.send(JSON.stringify(frame));
       }
       if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
       if (pending.held.length || ws.getBufferedAmount() > 0) {

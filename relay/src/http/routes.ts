@@ -8,8 +8,9 @@ import type { Relay } from "../relay.ts";
 import { assertPerson } from "../auth/who-sees-an-ask.ts";
 import { readCappedBody } from "../read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
-import { downgradeAsk, downgradePage, downgradeSnapshot } from "../revisions/downgrade.ts";
+import { downgradeAsk, downgradePage, downgradeSnapshot, isShownTo } from "../revisions/downgrade.ts";
 import { assertNotNewer, clientRevision, revisionHeaders } from "./revision-headers.ts";
+import { REVISION } from "@loopback/shared/generated/revision";
 
 const Limit = v.pipe(v.string(), v.regex(/^\d{1,3}$/), v.transform(Number), v.minValue(1), v.maxValue(100));
 // Stored times are compared as text, so `before` is first brought to their exact form (UTC, milliseconds).
@@ -99,8 +100,11 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
     route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await person(request), params.id), clientRevision(request))),
     route("POST", "/asks/:id/reply", async ({ request, params }) => {
       const c = await caller(request);
+      const revision = clientRevision(request);
+      // An ask this reader is not shown is not there for it to answer either.
+      if (revision !== REVISION && !isShownTo(await relay.asks.get(c, params.id), revision)) throw problem("ask.not_found");
       // A reply's line comments may take more than 256 KiB: as many as the contract allows.
-      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request, MAX_REPLY_BYTES)), clientRevision(request));
+      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request, MAX_REPLY_BYTES)), revision);
     }),
     route("GET", "/push/key", async ({ request }) => {
       await caller(request);

@@ -6,18 +6,21 @@
 // relay (the record stays, so the client resumes it).
 import { log } from "../logging/log.ts";
 import type { CallToolResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { CallRecordOf } from "../asks/ask-service.ts";
+import type { AskService, CallRecordOf } from "../asks/ask-service.ts";
 import type { Waiting } from "../asks/waiting.ts";
 import type { Caller } from "../auth/gate.ts";
 import type { Clock } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { CallRecords, CallRow } from "../storage/store.ts";
 import { waitBudgetMs } from "./clients.ts";
-import { toolError, toolResult, type BlockingTool, type ToolContext } from "./tool.ts";
+import { blockingResult, toolError, toolResult as toolResultOf, type BlockingTool, type ToolContext } from "./tool.ts";
+import { TOOLS_BY_NAME } from "./tools/index.ts";
 
 /** What a blocking call uses of the relay. */
 export interface BlockingCallServices {
   waiting: Waiting;
+  /** Reads the ask a tool with a result of its own answers from (an approval's input). */
+  asks: Pick<AskService, "get">;
   calls: CallRecords;
   clock: Clock;
   config: Pick<Config, "waitBudgetMs" | "progressEveryMs" | "waitBudgetForAll" | "clientWaitBudgetsMs">;
@@ -105,7 +108,7 @@ export class BlockingCall {
       if (this.durable && !begun.recorded) await this.services.calls.insert(this.#recordOf(tool.name)(begun.askId, begun.from));
       // Cancelled while its ask was opened: the record written with it ends too.
       if (this.#cancelled) await this.#forget();
-      return await this.#follow(begun.askId, { from: begun.from, opened: begun.opened, release: begun.release, room }, onProgress);
+      return await this.#follow(tool, begun.askId, { from: begun.from, opened: begun.opened, release: begun.release, room }, onProgress);
     } finally {
       room?.();
       begun.release?.();
@@ -116,7 +119,8 @@ export class BlockingCall {
   /** Follows the ask of a durable record again, from its turn, as the call it records did. */
   async resume(record: CallRow, onProgress?: OnProgress): Promise<CallToolResult> {
     try {
-      return await this.#follow(record.askId!, { from: record.fromTurn }, onProgress);
+      const tool = TOOLS_BY_NAME.get(record.tool as never);
+      return await this.#follow(tool?.kind === "blocking" ? tool : undefined, record.askId!, { from: record.fromTurn }, onProgress);
     } finally {
       this.#end();
     }
@@ -151,17 +155,18 @@ export class BlockingCall {
     this.#stop.abort(new Error("revoked"));
   }
 
-  async #follow(askId: string, from: { from: number; opened?: boolean; release?: () => void; room?: () => void }, onProgress?: OnProgress): Promise<CallToolResult> {
-    const { waiting, config } = this.services;
+  async #follow(tool: BlockingTool | undefined, askId: string, from: { from: number; opened?: boolean; release?: () => void; room?: () => void }, onProgress?: OnProgress): Promise<CallToolResult> {
+    const { waiting, config, asks } = this.services;
     try {
       const reply = await waiting.follow(this.caller, askId, {
         ...from,
         signal: this.#stop.signal,
-        budgetMs: waitBudgetMs(config, this.client),
+        // A tool whose client cannot read a `pending` waits as long as the person takes (budget 0).
+        budgetMs: tool?.unbudgeted ? 0 : waitBudgetMs(config, this.client),
         progressEveryMs: config.progressEveryMs,
         onProgress,
       });
-      return toolResult(reply) satisfies CallToolResult;
+      return tool ? await blockingResult(tool, reply, () => asks.get(this.caller, askId)) : toolResultOf(reply);
     } catch (e) {
       if (this.stopped) throw e;
       return toolError(e);

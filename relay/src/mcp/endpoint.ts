@@ -42,7 +42,7 @@ export class McpEndpoint {
 
   constructor(private relay: McpEndpointDeps) {
     const { waiting, clock, config, store } = relay;
-    this.#calls = new BlockingCalls({ waiting, calls: store.calls, clock, config });
+    this.#calls = new BlockingCalls({ waiting, asks: relay.asks, calls: store.calls, clock, config });
     this.#sessions = new Sessions({ sessions: relay.sessions, calls: store.calls, clock, config }, (caller) => createMcpServer(relay, caller, this.#calls));
     this.#unwatch = relay.revocations.watch({
       held: () => new Set([...this.#sessions.tokenIds(), ...this.#calls.tokenIds()]),

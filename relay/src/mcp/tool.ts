@@ -6,6 +6,7 @@ import { toolJsonSchemas } from "@loopback/shared/generated/tool-schemas";
 import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { TOOL_SHAPES, type ToolName } from "@loopback/shared/tool-catalog";
 import type { AskService, CallRecordOf, Opened } from "../asks/ask-service.ts";
+import type { Ask, ToolReply } from "@loopback/shared/generated/types";
 import type { Caller } from "../auth/gate.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import { log } from "../logging/log.ts";
@@ -45,6 +46,14 @@ export interface BlockingTool extends ToolBase {
   start(ctx: ToolContext, args: unknown): Promise<Pick<Opened, "askId"> & Partial<Opened>>;
   /** Whether the wait may hand back a reply the agent was already given (it lost the result). */
   resume?: boolean;
+  /** Waits for the person however long they take: its client cannot read a `pending`. */
+  unbudgeted?: boolean;
+  /**
+   * The result in the tool's own shape, when it is not the `ToolReply` itself, sent as text alone:
+   * Claude Code refuses a permission prompt tool's result that is not a single text block, so such a
+   * tool declares no output schema and gives no `structuredContent`.
+   */
+  present?(result: ToolReply, askOf: () => Promise<Ask>): Promise<unknown>;
 }
 
 export type Tool = InstantTool | BlockingTool;
@@ -56,10 +65,21 @@ export function listing(tool: Tool) {
     title: tool.title,
     description: tool.description,
     inputSchema: toolJsonSchemas[shapes.input],
-    outputSchema: toolJsonSchemas[shapes.output],
+    ...(tool.kind === "blocking" && tool.present ? {} : { outputSchema: toolJsonSchemas[shapes.output] }),
     annotations: { title: tool.title, readOnlyHint: tool.readOnly ?? false, destructiveHint: false, openWorldHint: false },
-    ...(tool.kind === "blocking" ? { execution: { taskSupport: "optional" as const } } : {}),
+    // A task's result is a ToolReply: a tool with a shape of its own is called plainly.
+    ...(tool.kind === "blocking" && !tool.present ? { execution: { taskSupport: "optional" as const } } : {}),
   };
+}
+
+/** A blocking tool's result, in its own shape; a refusal as an `isError` result. */
+export async function blockingResult(tool: BlockingTool, reply: ToolReply, askOf: () => Promise<Ask>): Promise<CallToolResult> {
+  if (!tool.present) return toolResult(reply);
+  try {
+    return { content: [{ type: "text", text: JSON.stringify(await tool.present(reply, askOf)) }] };
+  } catch (e) {
+    return toolError(e);
+  }
 }
 
 export function toolResult(value: unknown): CallToolResult {

@@ -3,6 +3,7 @@
 import type { Ask, AskPage, Entry, Reply, ReviewAsk, ServerEvent, Snapshot } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { foldComments } from "@loopback/shared/ask-rules/index";
+import { problem } from "@loopback/shared/problems";
 
 /** A review reply with comments, for a reader of revision 1 or 2: the comments become text. */
 function foldedReply(ask: ReviewAsk, reply: Reply): Reply {
@@ -17,17 +18,31 @@ function foldedReply(ask: ReviewAsk, reply: Reply): Reply {
   return reply;
 }
 
+/**
+ * Whether a reader of `revision` is shown the ask at all. Approvals are revision 4's: an older inbox
+ * could show neither the command nor the edit, nor send a decision, and a person must never allow
+ * what they could not see; so they are absent from its snapshots, pages, frames and reads.
+ */
+export const isShownTo = (ask: Ask, revision: string): boolean => ask.kind !== "approval" || Number(revision) >= 4;
+
+/** The ask as a reader of `revision` reads it; an ask it is not shown is not found. */
 export function downgradeAsk(ask: Ask, revision: string): Ask {
+  if (!isShownTo(ask, revision)) throw problem("ask.not_found");
   if (Number(revision) >= 3 || ask.kind !== "review") return ask;
   const thread = ask.thread.map((entry): Entry => (entry.author === "human" ? { ...entry, reply: foldedReply(ask, entry.reply) } : entry));
   return { ...ask, thread };
 }
 
+const downgradeAll = (asks: Ask[], revision: string): Ask[] => asks.filter((a) => isShownTo(a, revision)).map((a) => downgradeAsk(a, revision));
+
 export const downgradeSnapshot = (s: Snapshot, revision: string): Snapshot =>
-  revision === REVISION ? s : { open: s.open.map((a) => downgradeAsk(a, revision)), recent: s.recent.map((a) => downgradeAsk(a, revision)) };
+  revision === REVISION ? s : { open: downgradeAll(s.open, revision), recent: downgradeAll(s.recent, revision) };
 
 export const downgradePage = (page: AskPage, revision: string): AskPage =>
-  revision === REVISION ? page : { ...page, items: page.items.map((a) => downgradeAsk(a, revision)) };
+  revision === REVISION ? page : { ...page, items: downgradeAll(page.items, revision) };
 
-export const downgradeEvent = (event: ServerEvent, revision: string): ServerEvent =>
-  event.type === "snapshot" ? { ...event, snapshot: downgradeSnapshot(event.snapshot, revision) } : { ...event, ask: downgradeAsk(event.ask, revision) };
+/** The frame as a reader of `revision` reads it, or nothing for a change to an ask it is not shown. */
+export function downgradeEvent(event: ServerEvent, revision: string): ServerEvent | undefined {
+  if (event.type === "snapshot") return { ...event, snapshot: downgradeSnapshot(event.snapshot, revision) };
+  return isShownTo(event.ask, revision) ? { ...event, ask: downgradeAsk(event.ask, revision) } : undefined;
+}

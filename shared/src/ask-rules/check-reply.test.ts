@@ -3,7 +3,7 @@ import type { Ask, Reply } from "../generated/types.ts";
 import type { ProblemCode } from "../problems.ts";
 import { allowedReplies, checkReply, type Outcome } from "./check-reply.ts";
 import { openAsk } from "./open-ask.ts";
-import { aBriefing, agentAnswers, agentAnswersFollowUp, aQuestion, aReview, at, codeOf, personReplies, personResponds } from "../testing/sample-asks.ts";
+import { aBriefing, agentAnswers, agentAnswersFollowUp, anApproval, aQuestion, aReview, at, codeOf, personReplies, personResponds } from "../testing/sample-asks.ts";
 
 const question = aQuestion();
 const multipleChoice = aQuestion({ multiple: true });
@@ -16,6 +16,8 @@ const reviewClosed = personReplies(aReview(), { outcome: "approved" });
 const briefing = aBriefing();
 const briefingAgentsMove = personResponds(aBriefing(), [{ point: "2", text: "Which index?" }]);
 const briefingClosed = personReplies(aBriefing(), { outcome: "dismissed" });
+const approval = anApproval();
+const approvalAllowed = personReplies(anApproval(), { outcome: "allowed" });
 // Point 1 resolved; point 2 broken into 2.1 and 2.2; the person's move.
 const briefingWithSubPoints = agentAnswers(personResponds(aBriefing(), [{ point: "1", resolved: true }, { point: "2", text: "Which index?" }]), [
   { point: "2", answer: "On user_id.", points: [{ title: "A composite index" }, { title: "A partial index" }] },
@@ -131,6 +133,8 @@ describe("allowedReplies", () => {
     ["a question on the person's move", question, ["answered", "follow_up", "dismissed"]],
     ["a review on the person's move", review, ["approved", "changes_requested", "follow_up", "dismissed"]],
     ["a briefing on the person's move", briefing, ["responded", "dismissed"]],
+    ["an approval on the person's move", approval, ["allowed", "denied"]],
+    ["an allowed approval", approvalAllowed, []],
     ["a question on the agent's move", questionAskedBack, []],
     ["a review on the agent's move", reviewAskedBack, []],
     ["a briefing on the agent's move", briefingAgentsMove, ["dismissed"]],
@@ -150,6 +154,8 @@ describe("allowedReplies", () => {
     follow_up: { outcome: "follow_up", question: "Why?" },
     dismissed: { outcome: "dismissed" },
     responded: responded({ point: "4", text: "When?" }),
+    allowed: { outcome: "allowed" },
+    denied: { outcome: "denied", message: "Not on main." },
   };
 
   for (const [state, ask] of states) {

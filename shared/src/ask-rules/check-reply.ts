@@ -11,6 +11,8 @@ const OUTCOMES_BY_KIND = {
   question: ["answered", "follow_up", "dismissed"],
   review: ["approved", "changes_requested", "follow_up", "dismissed"],
   briefing: ["responded", "dismissed"],
+  // A permission is given or refused: the agent waits on it and cannot answer a question back.
+  approval: ["allowed", "denied"],
 } as const satisfies Record<AskKind, readonly Outcome[]>;
 
 /** The replies the person may send on the ask as it stands, whatever they put in them. */

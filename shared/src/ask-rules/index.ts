@@ -12,5 +12,7 @@ export * from "./has-words.ts";
 export * from "./latest-reply.ts";
 export * from "./number-briefing.ts";
 export * from "./open-ask.ts";
+export * from "./permission-decision.ts";
 export * from "./size.ts";
+export * from "./touches.ts";
 export * from "./whose-move.ts";

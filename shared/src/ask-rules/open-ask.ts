@@ -1,12 +1,14 @@
-import type { Actor, Ask, AskCommon, AskKind, BriefingInput, QuestionInput, ReviewInput } from "../generated/types.ts";
+import type { Actor, ApprovalInput, Ask, AskCommon, AskKind, BriefingInput, QuestionInput, ReviewInput } from "../generated/types.ts";
 import type { LoopbackProblem } from "../problems.ts";
 import { checkBriefingInput, numberBriefing } from "./number-briefing.ts";
 import { checkSize } from "./size.ts";
+import { readTouches } from "./touches.ts";
 
 export interface AskInputs {
   question: QuestionInput;
   review: ReviewInput;
   briefing: BriefingInput;
+  approval: ApprovalInput;
 }
 
 export type AskOfKind<K extends AskKind> = Extract<Ask, { kind: K }>;
@@ -57,5 +59,10 @@ function open(opening: Opening, { id, at, client, raisedBy }: OpenMeta): Ask {
     }
     case "briefing":
       return { kind: "briefing", prompt: numberBriefing(opening.input), ...common };
+    case "approval": {
+      const { tool_name: tool, input, reason, cwd, touches } = opening.input;
+      const prompt = { tool, input, touches: touches ?? readTouches(tool, input, cwd), ...(reason !== undefined && { reason }) };
+      return { kind: "approval", prompt, ...common };
+    }
   }
 }

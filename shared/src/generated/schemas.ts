@@ -25,8 +25,35 @@ export const Point = v.strictObject({ id: v.string(), title: v.pipe(v.string(), 
 /** An answer the agent gave: to a question asked back, or on one point of a briefing. */
 export const AgentEntry = v.strictObject({ author: v.literal("agent"), answer: v.string(), content: v.optional(v.array(Block)), point: v.optional(v.string()), points: v.optional(v.array(Point)), at: v.pipe(v.string(), v.isoTimestamp()) });
 
+/** Permission given: the tool runs once, or for the rest of the agent's session, as the person edited it or as asked. */
+export const Allowed = v.strictObject({ outcome: v.literal("allowed"), input: v.optional(v.pipe(v.custom((o) => !Array.isArray(o)), v.record(v.string(), v.unknown()))), scope: v.optional(v.picklist(["once","session"])) });
+
 /** An answer to a question: the choices picked, words of their own, or both. */
 export const Answered = v.strictObject({ outcome: v.literal("answered"), selected: v.array(v.string()), text: v.optional(v.string()) });
+
+/** A shell command an agent would run. */
+export const CommandTouch = v.strictObject({ type: v.literal("command"), command: v.pipe(v.string(), v.minLength(1)), cwd: v.optional(v.string()), description: v.optional(v.string()) });
+
+/** An edit an agent would make to a file, as the unified diff it makes. */
+export const EditTouch = v.strictObject({ type: v.literal("edit"), file: v.pipe(v.string(), v.minLength(1)), diff: v.pipe(v.string(), v.minLength(1)) });
+
+/** A file an agent would write whole: a new one, or an old one replaced. */
+export const WriteTouch = v.strictObject({ type: v.literal("write"), file: v.pipe(v.string(), v.minLength(1)), content: v.string() });
+
+/** An address an agent would fetch. */
+export const FetchTouch = v.strictObject({ type: v.literal("fetch"), url: v.pipe(v.string(), v.minLength(1)) });
+
+/** Anything else a tool would do: its input tells, shown as JSON. */
+export const OtherTouch = v.strictObject({ type: v.literal("other") });
+
+/** What an agent's tool would touch, as the person needs to see it before allowing it. */
+export const Touch = v.variant("type", [CommandTouch, EditTouch, WriteTouch, FetchTouch, OtherTouch]);
+
+/** A permission as it is shown to the person. */
+export const ApprovalPrompt = v.strictObject({ tool: v.string(), input: v.pipe(v.custom((o) => !Array.isArray(o)), v.record(v.string(), v.unknown())), touches: Touch, reason: v.optional(v.string()) });
+
+/** Where an ask stands. While it is open, it is either the person's move or the agent's. */
+export const AskStatus = v.picklist(["awaiting_human","awaiting_agent","closed"]);
 
 /** Which side of a diff a line is on: as it was (`old`, a removed line), or as it is now (`new`). */
 export const DiffSide = v.picklist(["old","new"]);
@@ -40,15 +67,6 @@ export const ReviewComment = v.strictObject({ block: v.pipe(v.number(), v.intege
 
 /** A review approved, with an optional note. */
 export const Approved = v.strictObject({ outcome: v.literal("approved"), note: v.optional(v.string()), comments: v.optional(v.pipe(v.array(ReviewComment), v.maxLength(100))) });
-
-/** A choice offered with a question. */
-export const Choice = v.strictObject({ label: v.pipe(v.string(), v.minLength(1), v.maxLength(80)), description: v.optional(v.string()) });
-
-/** A question as it is shown to the person. */
-export const QuestionPrompt = v.strictObject({ question: v.string(), options: v.array(Choice), multiple: v.boolean(), context: v.optional(v.string()) });
-
-/** Where an ask stands. While it is open, it is either the person's move or the agent's. */
-export const AskStatus = v.picklist(["awaiting_human","awaiting_agent","closed"]);
 
 /** A review sent back with feedback. */
 export const ChangesRequested = v.strictObject({ outcome: v.literal("changes_requested"), feedback: v.optional(v.pipe(v.string(), v.minLength(1))), comments: v.optional(v.pipe(v.array(ReviewComment), v.maxLength(100))) });
@@ -68,17 +86,38 @@ export const PointReply = v.strictObject({ point: v.pipe(v.string(), v.minLength
  */
 export const Responded = v.strictObject({ outcome: v.literal("responded"), points: v.pipe(v.array(PointReply), v.minLength(1)) });
 
+/** Permission refused, with what the agent should hear. */
+export const Denied = v.strictObject({ outcome: v.literal("denied"), message: v.optional(v.pipe(v.string(), v.maxLength(4000))), stop: v.optional(v.boolean()) });
+
 /**
  * What a person replies. A `follow_up` hands the move to the agent; so does a `responded` that
  * leaves any point unresolved. Every other reply closes the ask.
  */
-export const Reply = v.variant("outcome", [Answered, Approved, ChangesRequested, FollowUp, Dismissed, Responded]);
+export const Reply = v.variant("outcome", [Answered, Approved, ChangesRequested, FollowUp, Dismissed, Responded, Allowed, Denied]);
 
 /** A reply the person gave. */
 export const HumanEntry = v.strictObject({ author: v.literal("human"), reply: Reply, by: v.optional(Actor), at: v.pipe(v.string(), v.isoTimestamp()) });
 
 /** One turn in an ask's thread after it was opened. */
 export const Entry = v.variant("author", [HumanEntry, AgentEntry]);
+
+/** Permission an agent needs from the person before one of its tools runs. */
+export const ApprovalAsk = v.strictObject({ kind: v.literal("approval"), prompt: ApprovalPrompt, id: v.string(), status: AskStatus, waiting: v.boolean(), project: v.optional(v.string()), client: v.optional(v.string()), raisedBy: v.optional(Actor), thread: v.array(Entry), createdAt: v.pipe(v.string(), v.isoTimestamp()), updatedAt: v.pipe(v.string(), v.isoTimestamp()), closedAt: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
+
+/**
+ * Permission for one use of the agent's own tool, asked as Claude Code asks a
+ * `--permission-prompt-tool`: the tool's name, the input it would run with, and the id of that use
+ * (the field names are Claude Code's). Add what only the caller knows: the working directory, why,
+ * and what the tool touches when it can say it better than its input does (an edit as the diff it
+ * makes to the file as it is now).
+ */
+export const ApprovalInput = v.pipe(v.custom((o) => !Array.isArray(o)), v.looseObject({ tool_name: v.pipe(v.string(), v.minLength(1), v.maxLength(200)), input: v.pipe(v.custom((o) => !Array.isArray(o)), v.record(v.string(), v.unknown())), tool_use_id: v.optional(v.pipe(v.string(), v.maxLength(200))), reason: v.optional(v.pipe(v.string(), v.maxLength(4000))), cwd: v.optional(v.pipe(v.string(), v.maxLength(4096))), touches: v.optional(Touch), project: v.optional(v.pipe(v.string(), v.minLength(1))) }));
+
+/** A choice offered with a question. */
+export const Choice = v.strictObject({ label: v.pipe(v.string(), v.minLength(1), v.maxLength(80)), description: v.optional(v.string()) });
+
+/** A question as it is shown to the person. */
+export const QuestionPrompt = v.strictObject({ question: v.string(), options: v.array(Choice), multiple: v.boolean(), context: v.optional(v.string()) });
 
 /** A question an agent asked. */
 export const QuestionAsk = v.strictObject({ kind: v.literal("question"), prompt: QuestionPrompt, id: v.string(), status: AskStatus, waiting: v.boolean(), project: v.optional(v.string()), client: v.optional(v.string()), raisedBy: v.optional(Actor), thread: v.array(Entry), createdAt: v.pipe(v.string(), v.isoTimestamp()), updatedAt: v.pipe(v.string(), v.isoTimestamp()), closedAt: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
@@ -99,7 +138,7 @@ export const BriefingPrompt = v.strictObject({ title: v.string(), summary: v.opt
 export const BriefingAsk = v.strictObject({ kind: v.literal("briefing"), prompt: BriefingPrompt, id: v.string(), status: AskStatus, waiting: v.boolean(), project: v.optional(v.string()), client: v.optional(v.string()), raisedBy: v.optional(Actor), thread: v.array(Entry), createdAt: v.pipe(v.string(), v.isoTimestamp()), updatedAt: v.pipe(v.string(), v.isoTimestamp()), closedAt: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
 
 /** Something an agent needs from a person: a short thread that ends with a reply. */
-export const Ask = v.variant("kind", [QuestionAsk, ReviewAsk, BriefingAsk]);
+export const Ask = v.variant("kind", [QuestionAsk, ReviewAsk, BriefingAsk, ApprovalAsk]);
 
 /** What every ask carries, whatever its kind. */
 export const AskCommon = v.strictObject({ id: v.string(), status: AskStatus, waiting: v.boolean(), project: v.optional(v.string()), client: v.optional(v.string()), raisedBy: v.optional(Actor), thread: v.array(Entry), createdAt: v.pipe(v.string(), v.isoTimestamp()), updatedAt: v.pipe(v.string(), v.isoTimestamp()), closedAt: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
@@ -111,7 +150,7 @@ export const AskEvent = v.strictObject({ type: v.picklist(["ask.opened","ask.upd
  * What an agent is asking for: an answer to a question, a verdict on something it produced, or the
  * person's word on each point of something it explained.
  */
-export const AskKind = v.picklist(["question","review","briefing"]);
+export const AskKind = v.picklist(["question","review","briefing","approval"]);
 
 /** A page of closed asks, newest first. */
 export const AskPage = v.strictObject({ items: v.array(Ask), nextBefore: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
@@ -164,6 +203,19 @@ export const QuietHours = v.strictObject({ from: v.pipe(v.string(), v.regex(new 
 /** How loud a device is: which asks it is told about, and when it keeps quiet. */
 export const Loudness = v.strictObject({ projects: v.optional(v.pipe(v.array(v.string()), v.maxLength(100))), quietHours: v.optional(QuietHours) });
 
+/** A tool, and what of its input the rule covers: `Bash` with `npm test`, `Edit` with a file. */
+export const PermissionRule = v.strictObject({ toolName: v.string(), ruleContent: v.optional(v.string()) });
+
+/** A permission rule Claude Code adds when the person allows a tool for the rest of a session. */
+export const PermissionUpdate = v.strictObject({ type: v.literal("addRules"), rules: v.array(PermissionRule), behavior: v.literal("allow"), destination: v.literal("session") });
+
+/**
+ * The person's decision on a permission, in the shape Claude Code reads from a
+ * `--permission-prompt-tool` (and, inside `hookSpecificOutput.decision`, from a `PermissionRequest`
+ * hook).
+ */
+export const PermissionDecision = v.strictObject({ behavior: v.picklist(["allow","deny"]), updatedInput: v.optional(v.pipe(v.custom((o) => !Array.isArray(o)), v.record(v.string(), v.unknown()))), updatedPermissions: v.optional(v.array(PermissionUpdate)), message: v.optional(v.string()), interrupt: v.optional(v.boolean()) });
+
 /** Why a request was refused. */
 export const Problem = v.strictObject({ code: v.string(), message: v.string() });
 
@@ -207,7 +259,7 @@ export const ReviewInput = v.strictObject({ title: v.pipe(v.string(), v.minLengt
  * Never edit a revision that has shipped; `revisions/` holds each one frozen, and a test fails when
  * the contract no longer emits it unchanged. See docs/design/versioned-messages.md.
  */
-export const Revisions = v.picklist(["1","2","3"]);
+export const Revisions = v.picklist(["1","2","3","4"]);
 
 /** Open asks, newest first, and the most recently closed. */
 export const Snapshot = v.strictObject({ open: v.array(Ask), recent: v.array(Ask) });

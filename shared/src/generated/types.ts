@@ -20,11 +20,76 @@ export interface AgentEntry {
   at: string;
 }
 
+/** Permission given: the tool runs once, or for the rest of the agent's session, as the person edited it or as asked. */
+export interface Allowed {
+  outcome: "allowed";
+  /** The input to run the tool with instead of the agent's, when the person edited it (the command, the content). */
+  input?: Record<string, unknown>;
+  /** `session`: the same use of the tool is allowed, without asking, for the rest of the agent's session. */
+  scope?: "once" | "session";
+}
+
 /** An answer to a question: the choices picked, words of their own, or both. */
 export interface Answered {
   outcome: "answered";
   selected: string[];
   text?: string;
+}
+
+/** Permission an agent needs from the person before one of its tools runs. */
+export interface ApprovalAsk {
+  kind: "approval";
+  prompt: ApprovalPrompt;
+  id: string;
+  status: AskStatus;
+  /** Whether an agent is following this ask right now: waiting on its call, or polling it as a background task. */
+  waiting: boolean;
+  project?: string;
+  /** The MCP client that asked, such as `claude-code 2.1.0`. */
+  client?: string;
+  /** Whose agent asked: the person its credential belongs to, when the deployment knows. */
+  raisedBy?: Actor;
+  /** Every turn after the ask was opened, oldest first. */
+  thread: Entry[];
+  createdAt: string;
+  updatedAt: string;
+  closedAt?: string;
+}
+
+/**
+ * Permission for one use of the agent's own tool, asked as Claude Code asks a
+ * `--permission-prompt-tool`: the tool's name, the input it would run with, and the id of that use
+ * (the field names are Claude Code's). Add what only the caller knows: the working directory, why,
+ * and what the tool touches when it can say it better than its input does (an edit as the diff it
+ * makes to the file as it is now).
+ */
+export interface ApprovalInput {
+  /** The agent's tool, as the agent names it: `Bash`, `Edit`, `Write`, `WebFetch`, `mcp__github__create_issue`. */
+  tool_name: string;
+  /** The input the tool would run with. */
+  input: Record<string, unknown>;
+  /** The agent's id for this use of the tool. */
+  tool_use_id?: string;
+  /** Why the agent wants it, as it said. */
+  reason?: string;
+  /** The directory the agent works in: where a command would run. */
+  cwd?: string;
+  /** What the tool touches, when the caller can say it better than the relay reads it from the input. */
+  touches?: Touch;
+  /** The project the agent works in, as the other tools take it. */
+  project?: string;
+  [key: string]: unknown;
+}
+
+/** A permission as it is shown to the person. */
+export interface ApprovalPrompt {
+  /** The agent's tool. */
+  tool: string;
+  /** The input it would run with. */
+  input: Record<string, unknown>;
+  /** What it touches. */
+  touches: Touch;
+  reason?: string;
 }
 
 /** A review approved, with an optional note. */
@@ -36,7 +101,7 @@ export interface Approved {
 }
 
 /** Something an agent needs from a person: a short thread that ends with a reply. */
-export type Ask = QuestionAsk | ReviewAsk | BriefingAsk;
+export type Ask = QuestionAsk | ReviewAsk | BriefingAsk | ApprovalAsk;
 
 /** What every ask carries, whatever its kind. */
 export interface AskCommon {
@@ -66,7 +131,7 @@ export interface AskEvent {
  * What an agent is asking for: an answer to a question, a verdict on something it produced, or the
  * person's word on each point of something it explained.
  */
-export type AskKind = "question" | "review" | "briefing";
+export type AskKind = "question" | "review" | "briefing" | "approval";
 
 /** A page of closed asks, newest first. */
 export interface AskPage {
@@ -182,6 +247,25 @@ export interface CodeBlock {
   filename?: string;
 }
 
+/** A shell command an agent would run. */
+export interface CommandTouch {
+  type: "command";
+  command: string;
+  /** Where it would run. */
+  cwd?: string;
+  /** What the agent says it does. */
+  description?: string;
+}
+
+/** Permission refused, with what the agent should hear. */
+export interface Denied {
+  outcome: "denied";
+  /** Why, or what to do instead, for the agent. */
+  message?: string;
+  /** Stop the agent altogether, rather than let it try another way. */
+  stop?: boolean;
+}
+
 /** A unified diff, as `git diff` prints it. */
 export interface DiffBlock {
   type: "diff";
@@ -197,6 +281,14 @@ export interface Dismissed {
   outcome: "dismissed";
 }
 
+/** An edit an agent would make to a file, as the unified diff it makes. */
+export interface EditTouch {
+  type: "edit";
+  file: string;
+  /** The change, as `git diff` prints it. */
+  diff: string;
+}
+
 /** One turn in an ask's thread after it was opened. */
 export type Entry = HumanEntry | AgentEntry;
 
@@ -208,6 +300,12 @@ export type Entry = HumanEntry | AgentEntry;
 export interface EventTicket {
   ticket: string;
   expiresAt: string;
+}
+
+/** An address an agent would fetch. */
+export interface FetchTouch {
+  type: "fetch";
+  url: string;
 }
 
 /** A question asked back before deciding. The ask stays open until the agent answers. */
@@ -267,6 +365,42 @@ export interface Loudness {
 export interface MarkdownBlock {
   type: "markdown";
   text: string;
+}
+
+/** Anything else a tool would do: its input tells, shown as JSON. */
+export interface OtherTouch {
+  type: "other";
+}
+
+/**
+ * The person's decision on a permission, in the shape Claude Code reads from a
+ * `--permission-prompt-tool` (and, inside `hookSpecificOutput.decision`, from a `PermissionRequest`
+ * hook).
+ */
+export interface PermissionDecision {
+  behavior: "allow" | "deny";
+  /** On `allow`: the input to run the tool with, as asked or as the person edited it. */
+  updatedInput?: Record<string, unknown>;
+  /** On `allow` for the rest of the session: the rule that allows the same again. */
+  updatedPermissions?: PermissionUpdate[];
+  /** On `deny`: what the agent hears. */
+  message?: string;
+  /** On `deny`: stop the agent. */
+  interrupt?: boolean;
+}
+
+/** A tool, and what of its input the rule covers: `Bash` with `npm test`, `Edit` with a file. */
+export interface PermissionRule {
+  toolName: string;
+  ruleContent?: string;
+}
+
+/** A permission rule Claude Code adds when the person allows a tool for the rest of a session. */
+export interface PermissionUpdate {
+  type: "addRules";
+  rules: PermissionRule[];
+  behavior: "allow";
+  destination: "session";
 }
 
 /** A point of a briefing as it is shown, with the id replies name it by. */
@@ -437,7 +571,7 @@ export interface QuietHours {
  * What a person replies. A `follow_up` hands the move to the agent; so does a `responded` that
  * leaves any point unresolved. Every other reply closes the ask.
  */
-export type Reply = Answered | Approved | ChangesRequested | FollowUp | Dismissed | Responded;
+export type Reply = Answered | Approved | ChangesRequested | FollowUp | Dismissed | Responded | Allowed | Denied;
 
 /**
  * Replies on the points of a briefing. The agent answers every point written on and left unresolved;
@@ -522,7 +656,7 @@ export interface ReviewPrompt {
  * Never edit a revision that has shipped; `revisions/` holds each one frozen, and a test fails when
  * the contract no longer emits it unchanged. See docs/design/versioned-messages.md.
  */
-export type Revisions = "1" | "2" | "3";
+export type Revisions = "1" | "2" | "3" | "4";
 
 /** A frame on the event socket. */
 export type ServerEvent = SnapshotEvent | AskEvent;
@@ -561,6 +695,9 @@ export interface ToolReply {
   pending?: StillWaiting;
 }
 
+/** What an agent's tool would touch, as the person needs to see it before allowing it. */
+export type Touch = CommandTouch | EditTouch | WriteTouch | FetchTouch | OtherTouch;
+
 /** A stored upload. */
 export interface UploadReceipt {
   uploadId: string;
@@ -594,4 +731,11 @@ export interface WaitInput {
 export interface Whoami {
   space: string;
   actor: Actor;
+}
+
+/** A file an agent would write whole: a new one, or an old one replaced. */
+export interface WriteTouch {
+  type: "write";
+  file: string;
+  content: string;
 }

@@ -1,6 +1,6 @@
 // Asks for the tests to work on, built and moved along by the rules themselves, so every one is an ask
 // the rules could have made.
-import type { BriefingAnswerInput, BriefingAsk, BriefingInput, PointAnswer, PointReply, QuestionAsk, QuestionInput, Reply, ReviewAsk, ReviewInput } from "../generated/types.ts";
+import type { ApprovalAsk, ApprovalInput, BriefingAnswerInput, BriefingAsk, BriefingInput, PointAnswer, PointReply, QuestionAsk, QuestionInput, Reply, ReviewAsk, ReviewInput } from "../generated/types.ts";
 import { LoopbackProblem } from "../problems.ts";
 import { applyReply } from "../ask-rules/apply-reply.ts";
 import { applyBriefingAnswer } from "../ask-rules/briefing-answer.ts";
@@ -44,7 +44,11 @@ export const aBriefing = (input: Partial<BriefingInput> = {}): BriefingAsk =>
     { id: "b1", at: at(0) },
   );
 
-export const personReplies = <A extends QuestionAsk | ReviewAsk | BriefingAsk>(ask: A, reply: Reply, minute = 1): A => applyReply(ask, reply, undefined, at(minute));
+/** Claude Code asking to run a shell command, as its permission prompt tool is called. */
+export const anApproval = (input: Partial<ApprovalInput> = {}): ApprovalAsk =>
+  openAsk("approval", { tool_name: "Bash", input: { command: "rm -rf build", description: "Remove the build output" }, tool_use_id: "toolu_1", ...input }, { id: "p1", at: at(0) });
+
+export const personReplies = <A extends QuestionAsk | ReviewAsk | BriefingAsk | ApprovalAsk>(ask: A, reply: Reply, minute = 1): A => applyReply(ask, reply, undefined, at(minute));
 
 export const personResponds = (ask: BriefingAsk, points: PointReply[], minute = 1): BriefingAsk => personReplies(ask, { outcome: "responded", points }, minute);
 

@@ -22,6 +22,13 @@ export class TestAgent {
     return reply;
   }
 
+  /** Asks the person's permission as Claude Code's permission prompt tool does, and returns the decision it reads. */
+  async requestApproval(args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const result = await this.agent.call("request_approval", args);
+    if (result.isError) throw new Error(`request_approval refused: ${JSON.stringify(result.content)}`);
+    return JSON.parse((result.content as { text: string }[])[0]!.text) as Record<string, unknown>;
+  }
+
   /** Uploads an image through a ticket and returns the block that shows it. */
   async uploadImage(bytes: Uint8Array<ArrayBuffer>, caption: string): Promise<Block> {
     const ticket = await this.call<UploadTicket>("get_upload_ticket", { contentType: "image/png" });

@@ -108,5 +108,5 @@ export function sendRealisticAsks(agent: TestAgent): Record<Kind, Promise<ToolRe
   return { question, review, briefing };
 }
 
-/** An ask's title as an agent gave it: a question's text, or a review's or briefing's title. */
-export const titleOf = (ask: Ask): string => (ask.kind === "question" ? ask.prompt.question : ask.prompt.title);
+/** An ask's title as an agent gave it: a question's text, a review's or briefing's title, an approval's tool. */
+export const titleOf = (ask: Ask): string => (ask.kind === "question" ? ask.prompt.question : ask.kind === "approval" ? ask.prompt.tool : ask.prompt.title);
