@@ -14,7 +14,7 @@ import { openStore } from "./storage/open-store.ts";
 import type { Store } from "./storage/store.ts";
 import { startServer, type Running } from "./server.ts";
 import { WEB_INBOX_DIR } from "./http/web-inbox.ts";
-import { approveHook } from "./hook/approve-hook.ts";
+import { approveHook } from "./cli/approve-hook.ts";
 import { buildStamp } from "./build-stamp.ts";
 import { SHIPPED, VERSION, cliCommand, serveCommand } from "./shipped.ts";
 import { backup } from "./cli/backup.ts";
