@@ -1,6 +1,6 @@
 // The web inbox laid out in real Chromium, asserted by geometry: on a 1280-px desktop it uses the
 // width beside the list (code and the split diff do not scroll sideways, a split diff's wrapped
-// lines keep its two sides in step, project chips are not cut off, the selected first row is open);
+// lines keep its two sides in step, project chips are not cut off, the selected first row is open, asking back keeps a question's choices);
 // on a 390-px touch phone every button is a 44-px target, no keyboard hints show, the project chips
 // keep one row, the account sheet's buttons stand apart, and a diff wraps its lines instead of
 // showing a slice of each.
@@ -151,6 +151,19 @@ describe("the inbox fits a desktop and a phone", () => {
     await page.locator(".ask-pane article[data-ask]").waitFor({ timeout: STEP_MS });
     expect(await page.locator(".ask-pane article").getAttribute("data-ask")).toBe(await first.getAttribute("data-ask-row"));
     expect(await page.locator(".ask-pane.empty").count()).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  test("asking back keeps the question's choices in view beside the box for the question", async () => {
+    const page = await signedIn(desktop, DESKTOP);
+    const article = await openAsk(page, "question");
+    const choices = article.getByRole("group", { name: "Pick one" });
+    const before = await choices.getByRole("radio").allTextContents();
+    expect(before.length).toBeGreaterThan(1);
+    await page.getByRole("button", { name: "Ask back…" }).click();
+    await article.getByLabel("Ask the agent before deciding").waitFor({ timeout: STEP_MS });
+    expect(await choices.getByRole("radio").allTextContents()).toEqual(before);
+    expect(await choices.isVisible()).toBe(true);
     await page.close();
   }, 60_000);
 
