@@ -1,6 +1,7 @@
 // The web inbox laid out in real Chromium, asserted by geometry: on a 1280-px desktop it uses the
 // width beside the list (code and the split diff do not scroll sideways, a split diff's wrapped
-// lines keep its two sides in step, project chips are not cut off, the selected first row is open, asking back keeps a question's choices);
+// lines keep its two sides in step, project chips are not cut off, the selected first row is open, asking back keeps a question's choices, a
+// briefing unfolds at one click);
 // on a 390-px touch phone every button is a 44-px target, no keyboard hints show, the project chips
 // keep one row, the account sheet's buttons stand apart, and a diff wraps its lines instead of
 // showing a slice of each.
@@ -164,6 +165,18 @@ describe("the inbox fits a desktop and a phone", () => {
     await article.getByLabel("Ask the agent before deciding").waitFor({ timeout: STEP_MS });
     expect(await choices.getByRole("radio").allTextContents()).toEqual(before);
     expect(await choices.isVisible()).toBe(true);
+    await page.close();
+  }, 60_000);
+
+  test("a briefing unfolds every point at one click, and folds them again", async () => {
+    const page = await signedIn(desktop, DESKTOP);
+    const article = await openAsk(page, "briefing");
+    const heads = article.locator("[data-point] > button.head");
+    expect(await heads.count()).toBeGreaterThan(3);
+    await article.getByRole("button", { name: "Unfold all" }).click({ timeout: STEP_MS });
+    expect(new Set(await heads.evaluateAll((els) => els.map((el) => el.getAttribute("aria-expanded"))))).toEqual(new Set(["true"]));
+    await article.getByRole("button", { name: "Fold all" }).click();
+    expect(new Set(await heads.evaluateAll((els) => els.map((el) => el.getAttribute("aria-expanded"))))).toEqual(new Set(["false"]));
     await page.close();
   }, 60_000);
 
