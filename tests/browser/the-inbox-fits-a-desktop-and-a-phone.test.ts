@@ -1,7 +1,7 @@
 // The web inbox laid out in real Chromium, asserted by geometry: on a 1280-px desktop it uses the
 // width beside the list (code and the split diff do not scroll sideways, a split diff's wrapped
-// lines keep its two sides in step, project chips are not cut off, the selected first row is open, asking back keeps a question's choices, a
-// briefing unfolds at one click);
+// lines keep its two sides in step, project chips are not cut off), opens on its selected first
+// row, keeps a question's choices in view while asking back, and unfolds a briefing at one click;
 // on a 390-px touch phone every button is a 44-px target, no keyboard hints show, the project chips
 // keep one row, the account sheet's buttons stand apart, and a diff wraps its lines instead of
 // showing a slice of each.
