@@ -2,6 +2,7 @@
 // keyboard — and sends changes requested; the agent's call returns the comments; the agent sends a
 // revised review and the person sees what changed since the round they saw, with their comments
 // beside the lines they were on. In the side panel, and in the web inbox at phone width by tapping.
+// Once the review is closed, its comments stay beside their lines, their words rendered as markdown.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import type { ReviewComment } from "@loopback/shared/generated/types";
@@ -106,11 +107,12 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
   await page.keyboard.press("c");
   await write(page, "Prefix the key.", "Done");
 
-  // Each shows inline beneath its own line, escaped, and the count stands beside the verdict.
+  // Each shows inline beneath its own line, and the count stands beside the verdict.
   const beneath = (row: Locator) => row.evaluate((tr) => tr.nextElementSibling?.querySelector(".body")?.textContent ?? null);
   await expect(beneath(diffRow(page, "new", 3))).resolves.toBe("SIZE of what? Name the unit.");
   await expect(beneath(diffRow(page, "old", 2))).resolves.toBe("Seconds were the bug, good.");
-  await expect(beneath(diffRow(page, "new", 5))).resolves.toBe("<img src=x onerror=alert(1)> `store` needs a bound.");
+  // Markdown rendered as the rest, what looks like HTML shown as typed.
+  await expect(beneath(diffRow(page, "new", 5))).resolves.toBe("<img src=x onerror=alert(1)> store needs a bound.");
   expect(await page.locator("[data-block=diff] img").count()).toBe(0);
   await expect(page.locator("[data-pending-comments]").getAttribute("data-pending-comments")).resolves.toBe("4");
   // Editable until sent: the code comment is opened again and changed.
@@ -150,7 +152,7 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
   expect(earlier).toEqual([
     { line: "", text: "src/cache.ts, old line 2 (block 2): Seconds were the bug, good.", beside: null },
     { line: "3", text: "SIZE of what? Name the unit.", beside: "- export const SIZE = 100;" },
-    { line: "5", text: "<img src=x onerror=alert(1)> `store` needs a bound.", beside: "return store.get(key);" },
+    { line: "5", text: "<img src=x onerror=alert(1)> store needs a bound.", beside: "return store.get(key);" },
     { line: "2", text: "Prefix the key. With the kind.", beside: "- return page;" },
   ]);
   // The changes show what replaced the commented line.
@@ -212,11 +214,64 @@ describe("line comments and rounds", () => {
     }
   }, 120_000);
 
+  test("a closed review keeps its comments beside their lines, their markdown rendered", async () => {
+    const browser = await TestBrowser.plain({ viewport: { width: 1280, height: 900 } });
+    try {
+      const page = await browser.context.newPage();
+      await signInToWebInbox(page, relay.url, personToken);
+      const waiting = agent.waitFor("request_review", round("closed-comments", DIFF_1, CODE_1));
+      const row = page.locator("[data-ask-row]", { hasText: "closed-comments" });
+      await row.waitFor({ timeout: STEP_MS });
+      const askId = (await row.getAttribute("data-ask-row"))!;
+      const comments: ReviewComment[] = [
+        { block: 1, file: "src/cache.ts", side: "new", line: 3, body: "Name the **unit**: `SIZE_ENTRIES`." },
+        { block: 2, line: 2, body: "A *prefix* keeps keys apart." },
+      ];
+      const sent = await fetch(`${relay.url}/api/v1/asks/${askId}/reply`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${personToken}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ outcome: "changes_requested", comments }),
+      });
+      expect(sent.status).toBe(200);
+      await waiting;
+
+      await page.goto(`${relay.url}/inbox/#/ask/${askId}`);
+      await page.locator(`article[data-ask="${askId}"][data-status=closed]`).waitFor({ timeout: STEP_MS });
+      const onDiff = page.locator("[data-block=diff] .lb-comment-row [data-comment]");
+      await onDiff.waitFor({ timeout: STEP_MS });
+      const seen = await page.evaluate(() => {
+        const shown = (el: Element | null | undefined) =>
+          el && {
+            line: el.getAttribute("data-line"),
+            text: el.querySelector(".body")?.textContent?.trim(),
+            marked: [...el.querySelectorAll(".body strong, .body em, .body code")].map((m) => `${m.localName}:${m.textContent}`),
+          };
+        const diffComment = document.querySelector("[data-block=diff] .lb-comment-row [data-comment]");
+        return {
+          diff: shown(diffComment),
+          beneath: diffComment?.closest("tr")?.previousElementSibling?.querySelector(".line-num2, .d2h-code-side-linenumber")?.textContent?.trim(),
+          code: shown(document.querySelector("[data-block=code] [data-comment]")),
+          rawInThread: [...document.querySelectorAll(".thread")].some((t) => t.textContent!.includes("**") || t.textContent!.includes("(block ")),
+        };
+      });
+      expect(seen).toEqual({
+        diff: { line: "3", text: "Name the unit: SIZE_ENTRIES.", marked: ["strong:unit", "code:SIZE_ENTRIES"] },
+        beneath: "3",
+        code: { line: "2", text: "A prefix keeps keys apart.", marked: ["em:prefix"] },
+        rawInThread: false,
+      });
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+
   test("in the split diff at desktop width, a comment sits beneath its side's line and the other side stays in line", async () => {
     const browser = await TestBrowser.plain({ viewport: { width: 1280, height: 900 } });
     try {
       const page = await browser.context.newPage();
       await signInToWebInbox(page, relay.url, personToken);
+      // Side by side, the inbox opens on its first row: that ask is up before another is picked.
+      await page.locator(".ask-pane article[data-ask]").waitFor({ timeout: STEP_MS });
       const input = round("split-comments", DIFF_1, CODE_1);
       // And code no highlighter knows, shown as plain lines: a click on one comments on it.
       input.content.push({ type: "code", code: "one\ntwo\nthree" } as (typeof input.content)[number]);

@@ -1,7 +1,10 @@
 // The web inbox laid out in real Chromium, asserted by geometry: on a 1280-px desktop it uses the
 // width beside the list (code and the split diff do not scroll sideways, a split diff's wrapped
-// lines keep its two sides in step, project chips are not cut off); on a 390-px touch phone every button is a 44-px target, no keyboard hints show, and a
-// diff wraps its lines instead of showing a slice of each.
+// lines keep its two sides in step, project chips are not cut off), opens on its selected first
+// row, keeps a question's choices in view while asking back, and unfolds a briefing at one click;
+// on a 390-px touch phone every button is a 44-px target, no keyboard hints show, the project chips
+// keep one row, the account sheet's buttons stand apart, and a diff wraps its lines instead of
+// showing a slice of each.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -143,6 +146,40 @@ describe("the inbox fits a desktop and a phone", () => {
     await page.close();
   }, 60_000);
 
+  test("at 1280 px the inbox opens on its selected first row, not an empty pane", async () => {
+    const page = await signedIn(desktop, DESKTOP);
+    const first = page.locator("[data-ask-row]").first();
+    await page.locator(".ask-pane article[data-ask]").waitFor({ timeout: STEP_MS });
+    expect(await page.locator(".ask-pane article").getAttribute("data-ask")).toBe(await first.getAttribute("data-ask-row"));
+    expect(await page.locator(".ask-pane.empty").count()).toBe(0);
+    await page.close();
+  }, 60_000);
+
+  test("asking back keeps the question's choices in view beside the box for the question", async () => {
+    const page = await signedIn(desktop, DESKTOP);
+    const article = await openAsk(page, "question");
+    const choices = article.getByRole("group", { name: "Pick one" });
+    const before = await choices.getByRole("radio").allTextContents();
+    expect(before.length).toBeGreaterThan(1);
+    await page.getByRole("button", { name: "Ask back…" }).click();
+    await article.getByLabel("Ask the agent before deciding").waitFor({ timeout: STEP_MS });
+    expect(await choices.getByRole("radio").allTextContents()).toEqual(before);
+    expect(await choices.isVisible()).toBe(true);
+    await page.close();
+  }, 60_000);
+
+  test("a briefing unfolds every point at one click, and folds them again", async () => {
+    const page = await signedIn(desktop, DESKTOP);
+    const article = await openAsk(page, "briefing");
+    const heads = article.locator("[data-point] > button.head");
+    expect(await heads.count()).toBeGreaterThan(3);
+    await article.getByRole("button", { name: "Unfold all" }).click({ timeout: STEP_MS });
+    expect(new Set(await heads.evaluateAll((els) => els.map((el) => el.getAttribute("aria-expanded"))))).toEqual(new Set(["true"]));
+    await article.getByRole("button", { name: "Fold all" }).click();
+    expect(new Set(await heads.evaluateAll((els) => els.map((el) => el.getAttribute("aria-expanded"))))).toEqual(new Set(["false"]));
+    await page.close();
+  }, 60_000);
+
   test("on a desktop the keyboard hints show", async () => {
     const page = await signedIn(desktop, DESKTOP);
     await openAsk(page, "review");
@@ -166,6 +203,31 @@ describe("the inbox fits a desktop and a phone", () => {
     expect(found).toEqual([]);
     // Nothing spills sideways out of the screen.
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(PHONE.width);
+    await page.close();
+  }, 60_000);
+
+  test("on a 390-px phone the project chips keep one row and no two buttons of the account sheet touch", async () => {
+    const page = await signedIn(phone, PHONE);
+    await page.locator("[data-ask-row]", { hasText: TITLES.briefing }).waitFor({ timeout: STEP_MS });
+    const tops = await page.locator(".filters button").evaluateAll((chips) => chips.map((c) => Math.round(c.getBoundingClientRect().top)));
+    expect(tops.length).toBe(4);
+    expect(new Set(tops).size).toBe(1);
+
+    await page.getByRole("button", { name: "Settings" }).click();
+    const sheet = page.getByRole("dialog", { name: "Account" });
+    await sheet.getByRole("button", { name: "Sign out" }).waitFor({ timeout: STEP_MS });
+    // The gap between each two buttons' boxes, the larger of the horizontal and the vertical one.
+    const gaps = await sheet.locator("button").evaluateAll((buttons) => {
+      const boxes = buttons.map((b) => ({ text: b.textContent?.trim(), r: b.getBoundingClientRect() })).filter((b) => b.r.width > 0);
+      return boxes.flatMap((a, i) =>
+        boxes.slice(i + 1).map((b) => {
+          const gap = Math.max(b.r.left - a.r.right, a.r.left - b.r.right, b.r.top - a.r.bottom, a.r.top - b.r.bottom);
+          return { between: `${a.text} / ${b.text}`, touching: gap < 8 };
+        }),
+      );
+    });
+    expect(gaps.length).toBeGreaterThan(0);
+    expect(gaps.filter((g) => g.touching).map((g) => g.between)).toEqual([]);
     await page.close();
   }, 60_000);
 

@@ -4,21 +4,21 @@ import { Marked, type Tokens } from "marked";
 const SAFE_LINK = /^https?:\/\//i;
 const CODE_LANGUAGE = /^language-[\w+#.-]+$/;
 
-const marked = new Marked({
-  gfm: true,
-  async: false,
-  renderer: {
-    // No remote images: a markdown image becomes a plain link to it, which the person may follow.
-    image({ href, text }: Tokens.Image) {
-      const label = escapeHtml(text || "image");
-      return SAFE_LINK.test(href) ? `<a href="${escapeHtml(href)}">🖼 ${label}</a>` : `🖼 ${label}`;
-    },
-    // A task's read-only checkbox is whether the item is done, and says so to a screen reader.
-    checkbox({ checked }: Tokens.Checkbox) {
-      return `<input type="checkbox" disabled${checked ? " checked" : ""} aria-label="Done"> `;
-    },
+const RENDERER = {
+  // No remote images: a markdown image becomes a plain link to it, which the person may follow.
+  image({ href, text }: Tokens.Image) {
+    const label = escapeHtml(text || "image");
+    return SAFE_LINK.test(href) ? `<a href="${escapeHtml(href)}">🖼 ${label}</a>` : `🖼 ${label}`;
   },
-});
+  // A task's read-only checkbox is whether the item is done, and says so to a screen reader.
+  checkbox({ checked }: Tokens.Checkbox) {
+    return `<input type="checkbox" disabled${checked ? " checked" : ""} aria-label="Done"> `;
+  },
+};
+
+const marked = new Marked({ gfm: true, async: false, renderer: RENDERER });
+// The person's own words: HTML in them is what they typed ("wrap it in <Suspense>"), shown as such.
+const typedMarked = new Marked({ gfm: true, async: false, renderer: { ...RENDERER, html: ({ text }: Tokens.HTML | Tokens.Tag) => escapeHtml(text) } });
 
 let purifier: Purifier | null = null;
 
@@ -61,9 +61,12 @@ const PURIFY_CONFIG = {
   ALLOW_DATA_ATTR: false,
 };
 
-/** GitHub-flavoured markdown as HTML that is safe to insert: no scripts, handlers, images or non-http links. */
-export function renderMarkdown(text: string): string {
-  const html = marked.parse(text) as string;
+/**
+ * GitHub-flavoured markdown as HTML that is safe to insert: no scripts, handlers, images or non-http
+ * links. `htmlAsText` shows HTML in the text as the characters typed, for what the person wrote.
+ */
+export function renderMarkdown(text: string, { htmlAsText = false } = {}): string {
+  const html = (htmlAsText ? typedMarked : marked).parse(text) as string;
   return getPurifier().sanitize(html, PURIFY_CONFIG) as string;
 }
 

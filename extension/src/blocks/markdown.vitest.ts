@@ -32,6 +32,15 @@ describe("markdown", () => {
     expect(p.getAttribute("style")).toBeNull();
   });
 
+  it("shows HTML in the person's own words as the characters they typed, beside rendered markdown", () => {
+    const html = renderMarkdown("Wrap it in <Suspense> and **<img src=x onerror=alert(1)>**", { htmlAsText: true });
+    const el = document.createElement("div");
+    el.innerHTML = html;
+    expect(el.textContent?.trim()).toBe("Wrap it in <Suspense> and <img src=x onerror=alert(1)>");
+    expect(el.querySelector("strong")?.textContent).toBe("<img src=x onerror=alert(1)>");
+    expect(el.querySelector("img, suspense")).toBeNull();
+  });
+
   it("keeps only http(s) links, opened in a new tab without an opener or referrer", () => {
     const html = dom(
       '[ok](https://example.com/x) [bad](javascript:alert(1)) [data](data:text/html,hi) <a href="vbscript:x">v</a> <a href="JaVaScRiPt:alert(1)">caps</a> [rel](/local)',

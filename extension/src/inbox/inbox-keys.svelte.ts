@@ -76,6 +76,20 @@ export class InboxKeys {
     this.selectedId = this.walk[0]?.id ?? null;
   }
 
+  /** Whether the inbox has shown an ask yet: a wide inbox opens on its selected row once, not on an empty pane. */
+  #shownAny = false;
+
+  /**
+   * Side by side, the first selected row opens at once: an empty pane beside a selected row only
+   * asks for a key press. Once an ask was shown, closing it leaves the pane empty as asked.
+   */
+  openSelectedWhenWide(): void {
+    if (this.#route.askId) this.#shownAny = true;
+    if (this.#shownAny || !this.wide || !this.selectedId) return;
+    this.#shownAny = true;
+    this.#route.open(this.selectedId);
+  }
+
   open(id: string): void {
     this.newArrival = null;
     this.chosen = true;

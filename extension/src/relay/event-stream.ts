@@ -21,11 +21,12 @@ export interface EventStreamOptions {
 /** Chrome keeps an MV3 worker alive only while socket messages flow, and idles it after 30 s. */
 export const KEEPALIVE_MS = 20_000;
 /**
- * Never more than a second between tries: a person looking at the inbox must see it live within
- * about a second of the relay being back, and one ticket request a second per open inbox is
- * nothing to a relay.
+ * Never more than 600 ms between tries (500, jittered): a person looking at the inbox must see it
+ * live within a second of the relay being back, a wait the ticket, the socket and the snapshot
+ * share; two ticket requests a second per open inbox, refused at once while the relay is down,
+ * are nothing to it.
  */
-const BACKOFF_MS = [250, 500, 1_000];
+const BACKOFF_MS = [250, 500];
 /** A connection that stayed up this long resets the backoff. */
 const STABLE_MS = 10_000;
 /** The close code the relay ends a socket with when its token is revoked. */

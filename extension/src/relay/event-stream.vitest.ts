@@ -62,7 +62,10 @@ describe("event stream", () => {
     FakeSocket.all = [];
     vi.useFakeTimers();
   });
-  afterEach(() => vi.useRealTimers());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
 
   it("opens the socket with a fresh ticket as a subprotocol beside loopback.v1", async () => {
     const { controller } = start();
@@ -107,6 +110,21 @@ describe("event stream", () => {
     expect(ticket).toHaveBeenCalledTimes(2);
     expect(socket(1).protocols).toEqual(["loopback.v1", "loopback.ticket.t2"]);
     controller.abort();
+  });
+
+  it("while the relay stays away, tries again at least every 600 ms, so it is live within a second of being back", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.999);
+    const tries: number[] = [];
+    const ticket = vi.fn(async () => {
+      tries.push(Date.now());
+      throw new RelayError("unreachable", "down");
+    });
+    const { controller } = start(ticket);
+    await vi.advanceTimersByTimeAsync(20_000);
+    controller.abort();
+    const gaps = tries.slice(1).map((at, i) => at - tries[i]!);
+    expect(gaps.length).toBeGreaterThan(20);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(600);
   });
 
   it("retries sooner when nudged", async () => {

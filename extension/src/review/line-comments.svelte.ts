@@ -1,4 +1,4 @@
-import type { DiffSide, ReviewComment } from "@loopback/shared/generated/types";
+import type { DiffSide, ReviewAsk, ReviewComment } from "@loopback/shared/generated/types";
 import { hasWords } from "@loopback/shared/ask-rules/index";
 
 /** Where a comment sits: a block, and on code or a diff one line of it. */
@@ -16,8 +16,14 @@ export class DraftComment {
   constructor(readonly anchor: Anchor) {}
 }
 
-/** One comment as a block shows it: the person's own draft, or one from an earlier round, read-only. */
-export type ShownComment = { kind: "draft"; anchor: Anchor; draft: DraftComment } | { kind: "earlier"; anchor: Anchor; body: string; round: number };
+/**
+ * One comment as a block shows it: the person's own draft; one sent with this review's verdict; or
+ * one from an earlier round. Only a draft can be changed.
+ */
+export type ShownComment =
+  | { kind: "draft"; anchor: Anchor; draft: DraftComment }
+  | { kind: "sent"; anchor: Anchor; body: string }
+  | { kind: "earlier"; anchor: Anchor; body: string; round: number };
 
 /** What a code or diff block needs to show comments on its lines and, when it may, take new ones. */
 export interface BlockCommenting {
@@ -58,6 +64,16 @@ export class ShownComments implements BlockCommenting {
   on(block: number): ShownComment[] {
     return this.byBlock.get(block) ?? [];
   }
+}
+
+/** The comments sent with a review's verdicts, shown beside the lines they were made on. */
+export function sentComments(review: ReviewAsk): ShownComments {
+  const byBlock = new Map<number, ShownComment[]>();
+  for (const entry of review.thread) {
+    if (entry.author !== "human" || (entry.reply.outcome !== "approved" && entry.reply.outcome !== "changes_requested")) continue;
+    for (const { body, ...anchor } of entry.reply.comments ?? []) byBlock.set(anchor.block, [...(byBlock.get(anchor.block) ?? []), { kind: "sent", anchor, body }]);
+  }
+  return new ShownComments(byBlock);
 }
 
 /** How a comment's place reads above it: "Line 12", "New line 12", "Old line 3". */
