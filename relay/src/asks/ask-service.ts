@@ -25,6 +25,7 @@ import {
   checkReplySize,
   openAsk,
 } from "@loopback/shared/ask-rules/index";
+import { summarize } from "@loopback/shared/ask-rules/summarize";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import { canSee } from "../auth/who-sees-an-ask.ts";
@@ -36,6 +37,11 @@ import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
 
 export const RECENT_CLOSED = 50;
+/** Asks read from the store at once while a snapshot is made: what it holds at most besides summaries. */
+const SNAPSHOT_PAGE = 10;
+/** The newest open asks a snapshot carries whole, so the first opens at once: at most this many, and this many bytes of them. */
+const SNAPSHOT_WHOLE_ASKS = 3;
+const SNAPSHOT_WHOLE_BYTES = 1024 * 1024;
 export const DEFAULT_PAGE = 20;
 
 export type OpenInput =
@@ -118,9 +124,66 @@ export class AskService {
     return this.withWaiting((await this.load(caller, askId)).ask);
   }
 
+  /**
+   * What an inbox starts from: every open ask and the most recently closed, summarized, and the
+   * newest few open asks whole. Asks are read a page at a time and only summaries are kept, so
+   * however large the asks, this holds little more than one page of them.
+   */
   async snapshot(caller: Caller): Promise<Snapshot> {
-    const [open, recent] = await Promise.all([this.store.listOpen(caller.spaceId), this.store.listClosed(caller.spaceId, RECENT_CLOSED)]);
-    return { open: open.map((a) => this.withWaiting(a)), recent: recent.map((a) => this.withWaiting(a)) };
+    const snapshot: Snapshot = { open: [], recent: [], whole: [] };
+    let wholeBytes = 0;
+    for await (const ask of this.eachOpen(caller.spaceId)) {
+      snapshot.open.push(summarize(ask));
+      if (snapshot.whole.length >= SNAPSHOT_WHOLE_ASKS) continue;
+      const bytes = JSON.stringify(ask).length;
+      if (wholeBytes + bytes > SNAPSHOT_WHOLE_BYTES) continue;
+      wholeBytes += bytes;
+      snapshot.whole.push(ask);
+    }
+    for await (const ask of this.eachRecent(caller.spaceId)) snapshot.recent.push(summarize(ask));
+    return snapshot;
+  }
+
+  /**
+   * The snapshot as revisions up to 3 read it, every ask whole: open asks newest first, then the
+   * most recently closed, until `maxBytes` of them (as JSON). A reader finds any left out by its id.
+   */
+  async wholeSnapshot(caller: Caller, maxBytes: number): Promise<{ open: Ask[]; recent: Ask[] }> {
+    const snapshot: { open: Ask[]; recent: Ask[] } = { open: [], recent: [] };
+    let bytes = 0;
+    const fits = (ask: Ask) => {
+      const size = JSON.stringify(ask).length;
+      if (bytes + size > maxBytes) return false;
+      bytes += size;
+      return true;
+    };
+    for await (const ask of this.eachOpen(caller.spaceId)) if (fits(ask)) snapshot.open.push(ask);
+    for await (const ask of this.eachRecent(caller.spaceId)) if (fits(ask)) snapshot.recent.push(ask);
+    return snapshot;
+  }
+
+  /** A space's open asks, newest first, read from the store a page at a time. */
+  private async *eachOpen(spaceId: string): AsyncGenerator<Ask> {
+    let after: { createdAt: string; id: string } | undefined;
+    for (;;) {
+      const page = await this.store.listOpen(spaceId, SNAPSHOT_PAGE, after);
+      for (const ask of page) yield this.withWaiting(ask);
+      if (page.length < SNAPSHOT_PAGE) return;
+      const last = page.at(-1)!;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+  }
+
+  /** A space's most recently closed asks, newest first, read a page at a time. */
+  private async *eachRecent(spaceId: string): AsyncGenerator<Ask> {
+    let before: string | undefined;
+    for (let left = RECENT_CLOSED; left > 0; ) {
+      const page = await this.store.listClosed(spaceId, Math.min(SNAPSHOT_PAGE, left), before);
+      for (const ask of page) yield this.withWaiting(ask);
+      left -= page.length;
+      if (page.length < SNAPSHOT_PAGE) return;
+      before = page.at(-1)!.closedAt;
+    }
   }
 
   async history(caller: Caller, limit = DEFAULT_PAGE, before?: string): Promise<AskPage> {

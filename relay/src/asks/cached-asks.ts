@@ -88,8 +88,8 @@ export class CachedAsks implements AskRecords {
     return this.inner.findResumable(spaceId, fingerprint, reclaimSince);
   }
 
-  listOpen(spaceId: string): Promise<Ask[]> {
-    return this.inner.listOpen(spaceId);
+  listOpen(spaceId: string, limit?: number, after?: { createdAt: string; id: string }): Promise<Ask[]> {
+    return this.inner.listOpen(spaceId, limit, after);
   }
 
   listClosed(spaceId: string, limit: number, before?: string): Promise<Ask[]> {

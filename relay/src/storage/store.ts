@@ -58,7 +58,7 @@ export interface AskRecords {
    */
   findResumable(spaceId: string, fingerprint: string, reclaimSince: string): Promise<{ stored: VersionedAsk; reclaimed: boolean } | undefined>;
   /** Every open ask of a space, newest first. */
-  listOpen(spaceId: string): Promise<Ask[]>;
+  listOpen(spaceId: string, limit?: number, after?: { createdAt: string; id: string }): Promise<Ask[]>;
   /** Closed asks of a space, most recently closed first, closed before `before` when given. */
   listClosed(spaceId: string, limit: number, before?: string): Promise<Ask[]>;
 }

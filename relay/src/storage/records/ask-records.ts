@@ -1,7 +1,7 @@
 // Asks in the store: the opening as one row, each later turn as a row of `entries`. A change is decided
 // on the version the writer read and commits only while the ask is still at it (compare-and-set on
 // `asks.version`), so two writers on two replicas resolve as one winner and one "not your turn".
-import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, or, sql } from "drizzle-orm";
 import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
@@ -196,13 +196,16 @@ export class SqlAskRecords implements AskRecords {
     return undefined;
   }
 
-  async listOpen(spaceId: string): Promise<Ask[]> {
+  async listOpen(spaceId: string, limit?: number, after?: { createdAt: string; id: string }): Promise<Ask[]> {
     const { db, t } = this.d;
-    const rows = await db
+    // Keyset paging on (createdAt, id): asks opened in the same millisecond are neither skipped nor repeated.
+    const beyond = after ? or(lt(t.asks.createdAt, after.createdAt), and(eq(t.asks.createdAt, after.createdAt), lt(t.asks.id, after.id))) : undefined;
+    const query = db
       .select()
       .from(t.asks)
-      .where(and(eq(t.asks.spaceId, spaceId), ne(t.asks.status, "closed")))
-      .orderBy(desc(t.asks.createdAt));
+      .where(and(eq(t.asks.spaceId, spaceId), ne(t.asks.status, "closed"), beyond))
+      .orderBy(desc(t.asks.createdAt), desc(t.asks.id));
+    const rows = limit === undefined ? await query : await query.limit(limit);
     return this.withThreads(rows);
   }
 
