@@ -4,6 +4,7 @@ import * as v from "valibot";
 import type {
   ApprovalInput,
   Ask,
+  AskSummary,
   AskPage,
   Block,
   BriefingAnswerInput,
@@ -25,14 +26,14 @@ import {
   checkReplySize,
   openAsk,
 } from "@loopback/shared/ask-rules/index";
-import { summarize } from "@loopback/shared/ask-rules/summarize";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import { canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
-import type { AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
+import type { AskHead, AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
+import { SummaryCache } from "./summary-cache.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
 
@@ -95,6 +96,9 @@ export interface Opened {
 export type CallRecordOf = (askId: string, fromTurn: number) => CallRow;
 
 export class AskService {
+  /** Summaries as last read, so a snapshot reads the bodies only of asks that changed since. */
+  private summaries = new SummaryCache();
+
   constructor(
     private store: AskRecords,
     private uploads: UploadService,
@@ -105,7 +109,10 @@ export class AskService {
     private reclaimMs: number,
     /** Open asks one token, and one space, may have at once. */
     private caps: { maxOpenAsksPerToken: number; maxOpenAsksPerSpace: number } = { maxOpenAsksPerToken: Infinity, maxOpenAsksPerSpace: Infinity },
-  ) {}
+  ) {
+    // Every change published is summarized as it goes out, so a snapshot after it reads no body.
+    bus.listen((_spaceId, event, version) => void this.summaries.remember(event.ask, version));
+  }
 
   // --- reading ------------------------------------------------------------------------------------
 
@@ -126,22 +133,34 @@ export class AskService {
 
   /**
    * What an inbox starts from: every open ask and the most recently closed, summarized, and the
-   * newest few open asks whole. Asks are read a page at a time and only summaries are kept, so
-   * however large the asks, this holds little more than one page of them.
+   * newest few open asks whole. Only the asks whose summary is not current here are read whole, a
+   * page at a time; the rest of the snapshot reads no body at all.
    */
   async snapshot(caller: Caller): Promise<Snapshot> {
-    const snapshot: Snapshot = { open: [], recent: [], whole: [] };
-    let wholeBytes = 0;
-    for await (const ask of this.eachOpen(caller.spaceId)) {
-      snapshot.open.push(summarize(ask));
-      if (snapshot.whole.length >= SNAPSHOT_WHOLE_ASKS) continue;
-      const bytes = JSON.stringify(ask).length;
-      if (wholeBytes + bytes > SNAPSHOT_WHOLE_BYTES) continue;
-      wholeBytes += bytes;
-      snapshot.whole.push(ask);
+    const heads = await this.store.listHeads(caller.spaceId, RECENT_CLOSED);
+    const summaries = new Map<string, AskSummary>();
+    for (const h of [...heads.open, ...heads.recent]) {
+      const known = this.summaries.get(h.id, h.version);
+      if (known) summaries.set(h.id, known);
     }
-    for await (const ask of this.eachRecent(caller.spaceId)) snapshot.recent.push(summarize(ask));
-    return snapshot;
+    const wholeIds = heads.open.slice(0, SNAPSHOT_WHOLE_ASKS).map((h) => h.id);
+    const toRead = [...new Set([...wholeIds, ...[...heads.open, ...heads.recent].filter((h) => !summaries.has(h.id)).map((h) => h.id)])];
+    const whole = new Map<string, Ask>();
+    for (let i = 0; i < toRead.length; i += SNAPSHOT_PAGE) {
+      for (const { ask, version } of await this.store.listByIds(toRead.slice(i, i + SNAPSHOT_PAGE))) {
+        summaries.set(ask.id, this.summaries.remember(ask, version));
+        if (wholeIds.includes(ask.id)) whole.set(ask.id, ask);
+      }
+    }
+    let wholeBytes = 0;
+    const first = wholeIds.flatMap((id) => {
+      const ask = whole.get(id);
+      if (!ask) return [];
+      wholeBytes += JSON.stringify(ask).length;
+      return wholeBytes <= SNAPSHOT_WHOLE_BYTES ? [this.withWaiting(ask)] : [];
+    });
+    const listed = (list: AskHead[]) => list.flatMap((h) => (summaries.has(h.id) ? [{ ...summaries.get(h.id)!, waiting: this.waiting.isFollowed(h.id) }] : []));
+    return { open: listed(heads.open), recent: listed(heads.recent), whole: first };
   }
 
   /**

@@ -92,6 +92,14 @@ export class CachedAsks implements AskRecords {
     return this.inner.listOpen(spaceId, limit, after);
   }
 
+  listHeads(spaceId: string, recent: number) {
+    return this.inner.listHeads(spaceId, recent);
+  }
+
+  listByIds(ids: string[]): Promise<{ ask: Ask; version: number }[]> {
+    return this.inner.listByIds(ids);
+  }
+
   listClosed(spaceId: string, limit: number, before?: string): Promise<Ask[]> {
     return this.inner.listClosed(spaceId, limit, before);
   }

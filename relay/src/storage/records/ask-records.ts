@@ -7,7 +7,7 @@ import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../schema.ts";
-import type { AppendOutcome, AskChange, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
+import type { AppendOutcome, AskChange, AskHead, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
 import { stateOf } from "../../asks/ask-as-of.ts";
 
@@ -218,6 +218,24 @@ export class SqlAskRecords implements AskRecords {
       .orderBy(desc(t.asks.closedAt))
       .limit(limit);
     return this.withThreads(rows);
+  }
+
+  async listHeads(spaceId: string, recent: number): Promise<{ open: AskHead[]; recent: AskHead[] }> {
+    const { db, t } = this.d;
+    const head = { id: t.asks.id, version: t.asks.version };
+    const [open, closed] = await Promise.all([
+      db.select(head).from(t.asks).where(and(eq(t.asks.spaceId, spaceId), ne(t.asks.status, "closed"))).orderBy(desc(t.asks.createdAt), desc(t.asks.id)),
+      db.select(head).from(t.asks).where(and(eq(t.asks.spaceId, spaceId), isNotNull(t.asks.closedAt))).orderBy(desc(t.asks.closedAt)).limit(recent),
+    ]);
+    return { open, recent: closed };
+  }
+
+  async listByIds(ids: string[]): Promise<{ ask: Ask; version: number }[]> {
+    const { db, t } = this.d;
+    const rows: AskRow[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) rows.push(...(await db.select().from(t.asks).where(inArray(t.asks.id, ids.slice(i, i + IDS_PER_QUERY)))));
+    const asks = await this.withThreads(rows);
+    return asks.map((ask, i) => ({ ask, version: rows[i]!.version }));
   }
 
   private async withThreads(rows: AskRow[]): Promise<Ask[]> {
