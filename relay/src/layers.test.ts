@@ -10,10 +10,11 @@ const src = import.meta.dir;
 /** Each layer, lowest first, by the files and folders (ending in `/`) it holds. */
 const LAYERS: { name: string; holds: string[] }[] = [
   // What every part reads: time, ids, logs, settings, input checks, the older revisions' shapes.
-  { name: "basics", holds: ["clock.ts", "ids.ts", "build-stamp.ts", "shipped.ts", "config.ts", "parse-shape.ts", "read-capped-body.ts", "logging/", "revisions/"] },
+  { name: "basics", holds: ["clock.ts", "ids.ts", "build-stamp.ts", "shipped.ts", "config.ts", "parse-shape.ts", "read-capped-body.ts", "logging/"] },
   { name: "storage", holds: ["storage/"] },
   { name: "domain", holds: ["auth/", "limits/", "asks/", "uploads/", "push/", "upkeep/"] },
-  { name: "adapters", holds: ["http/", "events/", "mcp/", "metrics/"] },
+  // What is sent in the shape of the revision a client reads: for the transports, over the ask domain.
+  { name: "adapters", holds: ["revisions/", "http/", "events/", "mcp/", "metrics/"] },
   { name: "wiring", holds: ["relay.ts", "server.ts", "planned-restart.ts", "cli.ts", "cli/"] },
 ];
 

@@ -84,7 +84,7 @@ export async function until<T>(check: () => Promise<T | undefined | false> | T |
 
 /** The open ask of `project`, once the call that opens it (a `running` one, if given) has. */
 export async function openedAsk(person: Person, project: string, call?: Promise<unknown> & { settled: boolean }): Promise<Ask> {
-  return until(async () => {
+  const found = await until(async () => {
     const ask = (await person.snapshot()).open.find((a) => a.project === project);
     if (!ask && call?.settled) {
       const result = await call.catch((e) => String(e));
@@ -92,6 +92,8 @@ export async function openedAsk(person: Person, project: string, call?: Promise<
     }
     return ask;
   }, `an ask of ${project} is open`);
+  // A reader of revision 4 lists summaries: the ask itself is read by its id.
+  return "prompt" in found ? found : readAsk(person, (found as { id: string }).id);
 }
 
 export async function readAsk(person: Person, askId: string): Promise<Ask> {
