@@ -3,6 +3,7 @@
 // own type that their SDKs keep the id of and read no message from. A stopping relay hands each of
 // their calls over (the stream ends without a result), and the client's resume on the next process
 // returns the person's answer; after a `kill -9` too.
+import { events as sseEvents } from "../support/sse-events.ts";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -18,22 +19,6 @@ beforeAll(async () => {
 });
 afterAll(() => s.dispose());
 
-/** The SSE events of a body, with their type, as they arrive. */
-async function* sse(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event?: string; id?: string; data: string }> {
-  const decoder = new TextDecoder();
-  let buffer = "";
-  for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      if (block.split("\n").every((line) => line.startsWith(":"))) continue;
-      yield { event: /^event: (.*)$/m.exec(block)?.[1], id: /^id: (.*)$/m.exec(block)?.[1], data: /^data: ?(.*)$/m.exec(block)?.[1] ?? "" };
-    }
-  }
-}
-
 const KINDS = Object.keys(CLIENTS) as ClientKind[];
 
 for (const kind of KINDS) {
@@ -41,7 +26,7 @@ for (const kind of KINDS) {
     const raw = await RawClient.as(kind, s.relay.url, s.agentToken).connect();
     const project = newProject();
     const response = await raw.call(11, project, { progressToken: CLIENTS[kind].progressToken(11) });
-    const events = sse(response.body!);
+    const events = sseEvents(response.body!);
     const first = (await events.next()).value!;
     expect(first.id).toMatch(/^cal_[0-9a-z]+:0$/);
     if (CLIENTS[kind].protocolVersion >= "2025-11-25") expect(first).toEqual({ event: undefined, id: first.id, data: "" });
@@ -63,7 +48,7 @@ for (const kind of KINDS) {
     const resumed = await raw.resume(last);
     expect(resumed.status).toBe(200);
     let result: any;
-    for await (const event of sse(resumed.body!)) if (event.data && event.event === "message") result = { id: event.id, message: JSON.parse(event.data) };
+    for await (const event of sseEvents(resumed.body!)) if (event.data && event.event === "message") result = { id: event.id, message: JSON.parse(event.data) };
     expect(result.id).toMatch(/:done$/);
     expect(result.message.id).toBe(11);
     expect(toolReply(result.message.result)).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["Redis"] } });

@@ -1,5 +1,5 @@
 // The events of a server-sent-events body, as they arrive: for tests that read MCP streams by hand.
-export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<{ id?: string; data: string }> {
+export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<{ event?: string; id?: string; data: string }> {
   const decoder = new TextDecoder();
   let buffer = "";
   for await (const chunk of body) {
@@ -9,8 +9,9 @@ export async function* events(body: ReadableStream<Uint8Array>): AsyncGenerator<
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const id = /^id: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1] ?? "";
-      if (id !== undefined || data) yield { id, data };
+      const data = /^data: ?(.*)$/m.exec(block)?.[1] ?? "";
+      const event = /^event: (.*)$/m.exec(block)?.[1];
+      if (id !== undefined || data) yield { event, id, data };
     }
   }
 }
