@@ -2,16 +2,19 @@
 // through `loopback approve-hook`, as its PermissionRequest hook runs it: the person decides from the
 // inbox's API; the agent reads the decision in Claude Code's shape.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ApprovalAsk, PermissionDecision } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { assertShape } from "../support/contract.ts";
-import type { Person } from "../support/person.ts";
 import { freePort, ROOT } from "../support/relay-process.ts";
-import { newProject, openedAsk, readAsk, running, scene, until, type Scene } from "./mcp-scene.ts";
+import { Agent, newProject, openedAsk, Person, readAsk, running, scene, until, type Scene } from "./mcp-scene.ts";
+
+const FIXTURES = join(ROOT, "tests/agents/fixtures");
+const HOOK_INPUT = JSON.parse(readFileSync(join(FIXTURES, "claude-code-permission-request-hook-input.json"), "utf8"));
+const PROMPT_TOOL_ARGUMENTS = JSON.parse(readFileSync(join(FIXTURES, "claude-code-permission-prompt-tool-arguments.json"), "utf8"));
 
 let s: Scene;
 /** The person's inbox, which reads revision 4: older readers are not shown approvals. */
@@ -23,9 +26,9 @@ beforeAll(async () => {
 });
 afterAll(() => s.dispose());
 
-/** Claude Code asking to run `command`, as it calls its permission prompt tool. */
+/** Claude Code asking to run `command`, with the arguments its permission prompt tool gets (captured: tests/agents/fixtures/). */
 const bash = (project: string, command = "rm -rf build") => ({
-  tool_name: "Bash",
+  ...PROMPT_TOOL_ARGUMENTS,
   input: { command, description: "Remove the build output" },
   tool_use_id: `toolu_${crypto.randomUUID().slice(0, 8)}`,
   project,
@@ -154,13 +157,8 @@ describe("loopback approve-hook", () => {
     return { stdout: stdout.trim(), stderr, code };
   }
 
-  const request = (cwd: string, tool_name: string, tool_input: Record<string, unknown>) => ({
-    session_id: "s1",
-    cwd,
-    hook_event_name: "PermissionRequest",
-    tool_name,
-    tool_input,
-  });
+  /** The JSON the real Claude Code sends a PermissionRequest hook (captured: tests/agents/fixtures/), for this tool use. */
+  const request = (cwd: string, tool_name: string, tool_input: Record<string, unknown>) => ({ ...HOOK_INPUT, cwd, tool_name, tool_input });
 
   test("raises the request in the inbox and prints the person's decision as the hook's output", async () => {
     const cwd = mkdtempSync(join(tmpdir(), "hook-project-"));
@@ -210,4 +208,36 @@ test("an approval waiting when the relay restarts returns the person's decision 
   await until(async () => (await readAsk(person, ask.id)).waiting, "the call resumed and follows the ask again", 10_000);
   await person.reply(ask.id, { outcome: "allowed" });
   expect(decisionOf(await call)).toEqual({ behavior: "allow", updatedInput: { command: "make deploy", description: "Remove the build output" } });
+});
+
+describe("the relay's rules hold for approvals", () => {
+  test("an approval raised in another space is not there for this person, nor its decision theirs to give", async () => {
+    const zed = await Agent.connect(s.relay.url, await s.relay.token("zed", { space: "elsewhere", agent: true }), "claude-code", "2.1.0");
+    const project = newProject();
+    const call = running(zed.call("request_approval", bash(project)));
+    const theirs = new Person(s.relay.url, await s.relay.token("zed", { space: "elsewhere" })).reading(REVISION);
+    const ask = await openedAsk(theirs, project, call);
+    expect((await person.snapshot()).open.map((a) => a.id)).not.toContain(ask.id);
+    expect((await person.reply(ask.id, { outcome: "allowed" })).status).toBe(404);
+    await theirs.reply(ask.id, { outcome: "denied" });
+    expect(decisionOf(await call).behavior).toBe("deny");
+    await zed.close();
+  });
+
+  test("an approval counts among its token's open asks, and past the cap is refused with the cap's Problem", async () => {
+    const capped = await scene({ LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "1" });
+    const inbox = capped.person.reading(REVISION);
+    try {
+      const project = newProject();
+      const first = running(capped.agent.call("request_approval", bash(project)));
+      const open = await openedAsk(inbox, project, first);
+      const second = await capped.agent.call("request_approval", bash(newProject(), "make clean"));
+      expect(second.isError).toBe(true);
+      expect((second.content[0] as { text: string }).text).toStartWith("asks.too_many:");
+      await inbox.reply(open.id, { outcome: "denied" });
+      expect(decisionOf(await first).behavior).toBe("deny");
+    } finally {
+      await capped.dispose();
+    }
+  });
 });
