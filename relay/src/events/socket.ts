@@ -2,7 +2,7 @@
 // Fan-out uses Bun's native topics, one per space, so a change is serialized once however many
 // inboxes are open, and a consumer too slow to keep up is closed rather than buffered for.
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
-import type { AskEvent } from "@loopback/shared/generated/types";
+import type { AskEvent, SnapshotEvent } from "@loopback/shared/generated/types";
 import { REVISIONS } from "@loopback/shared/generated/revision";
 import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
@@ -12,7 +12,7 @@ import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { clientRevision } from "../http/revision-headers.ts";
 import type { Relay } from "../relay.ts";
-import { downgradeEvent, snapshotFor } from "../revisions/downgrade.ts";
+import { downgradeEvent } from "../revisions/downgrade.ts";
 import { log } from "../logging/log.ts";
 
 /** Clients send small keepalive frames (an MV3 worker lives on messages); anything bigger is abuse. */
@@ -140,14 +140,15 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
     });
     ws.data.pending = { held, stop, flushing: false };
     const readSnapshot = async () => {
-      const snapshot = await snapshotFor(relay.asks, caller, revision);
+      const snapshot = await relay.asks.snapshot(caller);
       await relay.revocations.beforeSending();
       return snapshot;
     };
     readSnapshot().then(
       (snapshot) => {
         if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return stop();
-        ws.send(JSON.stringify({ type: "snapshot", snapshot }));
+        const first: SnapshotEvent = { type: "snapshot", snapshot };
+        ws.send(JSON.stringify(downgradeEvent(first, revision)));
         void flush(ws);
       },
       (e) => {

@@ -155,15 +155,6 @@ export const AskKind = v.picklist(["question","review","briefing","approval"]);
 /** A page of closed asks, newest first. */
 export const AskPage = v.strictObject({ items: v.array(Ask), nextBefore: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
 
-/** The last reply a person gave an ask, as a list row names it: its outcome and, for an answer, what was said. */
-export const ReplySummary = v.strictObject({ outcome: v.picklist(["answered","approved","changes_requested","follow_up","responded","dismissed","allowed","denied"]), said: v.optional(v.string()) });
-
-/**
- * What an inbox's list row shows of an ask, without its body: a snapshot lists asks so, and an inbox
- * reads an ask whole (`GET /asks/{id}`) when it is opened.
- */
-export const AskSummary = v.strictObject({ id: v.string(), kind: AskKind, status: AskStatus, waiting: v.boolean(), project: v.optional(v.string()), client: v.optional(v.string()), raisedBy: v.optional(Actor), title: v.string(), revises: v.optional(v.string()), lastReply: v.optional(ReplySummary), createdAt: v.pipe(v.string(), v.isoTimestamp()), updatedAt: v.pipe(v.string(), v.isoTimestamp()), closedAt: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
-
 /** One point of a briefing: a line the person sees folded, and what opens beneath it. */
 export const BriefingPoint = v.strictObject({ title: v.pipe(v.string(), v.minLength(1), v.maxLength(200)), detail: v.optional(v.string()), content: v.optional(v.array(Block)) });
 
@@ -271,7 +262,7 @@ export const ReviewInput = v.strictObject({ title: v.pipe(v.string(), v.minLengt
 export const Revisions = v.picklist(["1","2","3","4"]);
 
 /** Open asks, newest first, and the most recently closed. */
-export const Snapshot = v.strictObject({ open: v.array(AskSummary), recent: v.array(AskSummary), whole: v.array(Ask) });
+export const Snapshot = v.strictObject({ open: v.array(Ask), recent: v.array(Ask) });
 
 /** The first frame on the event socket, and the state to start from. */
 export const SnapshotEvent = v.strictObject({ type: v.literal("snapshot"), snapshot: Snapshot });

@@ -143,29 +143,6 @@ export interface AskPage {
 /** Where an ask stands. While it is open, it is either the person's move or the agent's. */
 export type AskStatus = "awaiting_human" | "awaiting_agent" | "closed";
 
-/**
- * What an inbox's list row shows of an ask, without its body: a snapshot lists asks so, and an inbox
- * reads an ask whole (`GET /asks/{id}`) when it is opened.
- */
-export interface AskSummary {
-  id: string;
-  kind: AskKind;
-  status: AskStatus;
-  waiting: boolean;
-  project?: string;
-  client?: string;
-  raisedBy?: Actor;
-  /** The line the ask is known by, as inline markdown: a review's or briefing's title, a question's first line (cut to 200 characters), an approval's tool and what it touches. */
-  title: string;
-  /** The id of the review this one revises. */
-  revises?: string;
-  /** The last reply the person gave, when there is one. */
-  lastReply?: ReplySummary;
-  createdAt: string;
-  updatedAt: string;
-  closedAt?: string;
-}
-
 /** One piece of what is shown to the person. */
 export type Block = MarkdownBlock | CodeBlock | DiffBlock | ImageBlock;
 
@@ -596,13 +573,6 @@ export interface QuietHours {
  */
 export type Reply = Answered | Approved | ChangesRequested | FollowUp | Dismissed | Responded | Allowed | Denied;
 
-/** The last reply a person gave an ask, as a list row names it: its outcome and, for an answer, what was said. */
-export interface ReplySummary {
-  outcome: "answered" | "approved" | "changes_requested" | "follow_up" | "responded" | "dismissed" | "allowed" | "denied";
-  /** The choices picked, else the first words of the text, cut to 40 characters. */
-  said?: string;
-}
-
 /**
  * Replies on the points of a briefing. The agent answers every point written on and left unresolved;
  * the briefing closes once every point is resolved.
@@ -693,15 +663,8 @@ export type ServerEvent = SnapshotEvent | AskEvent;
 
 /** Open asks, newest first, and the most recently closed. */
 export interface Snapshot {
-  open: AskSummary[];
-  recent: AskSummary[];
-  /**
-   * The newest open asks whole, at most 3 and 1 MiB of them, so the first one opens without a round
-   * trip; any other is read by `GET /asks/{id}` when it is opened. (Up to revision 3, `open` and
-   * `recent` carry asks whole, newest open first, until 8 MiB of them; an older reader reads any
-   * beyond that by its id.)
-   */
-  whole: Ask[];
+  open: Ask[];
+  recent: Ask[];
 }
 
 /** The first frame on the event socket, and the state to start from. */
