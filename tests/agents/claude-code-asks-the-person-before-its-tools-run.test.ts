@@ -46,7 +46,7 @@ async function approvalFor(command: string, run: AgentRun): Promise<ApprovalAsk>
 
 async function approvalsOf(command: string): Promise<number> {
   const { open, recent } = await person.snapshot();
-  return ([...open, ...recent] as unknown as AskSummary[]).filter((a) => a.kind === "approval" && a.title.includes(command)).length;
+  return [...open, ...recent].filter((a: Ask) => a.kind === "approval" && a.prompt.touches.type === "command" && a.prompt.touches.command === command).length;
 }
 
 const bash = (command: string) => ({ tool: "Bash", args: { command, description: "Print a marker" } });
