@@ -87,8 +87,10 @@ export class Sessions {
     const at = this.services.clock.now();
     const row: SessionRow = { id: crypto.randomUUID(), tokenHash: caller.tokenHash, initialize: JSON.stringify(initialize), createdAt: at, lastSeenAt: at };
     const max = this.services.config.maxSessionsPerToken;
-    const stored = (await this.services.sessions.insert(row, max)) || ((await this.makeRoom(caller)) && (await this.services.sessions.insert(row, max)));
-    if (!stored) throw problem("sessions.too_many");
+    // Another initialize (on any replica) may take the room one made: room is made until it holds.
+    while (!(await this.services.sessions.insert(row, max))) {
+      if (!(await this.makeRoom(caller))) throw problem("sessions.too_many");
+    }
     return this.open(caller, row, initialize, false);
   }
 
