@@ -148,7 +148,7 @@ async function sendCorpus(): Promise<void> {
   ];
   const comments: ReviewComment[] = VECTORS.map(([, source], i) => ({ ...anchors[i % anchors.length]!, body: source }));
   await person("POST", `/asks/${firstRound}/reply`, { outcome: "changes_requested", feedback: `Overall ${tag("overall-feedback")}`, comments });
-  sent.push({ name: "a review answered with hostile comments on hostile files", id: firstRound, shows: [`${files[0]!.path}, new line`, `<script>${run("script")}</script>`] });
+  sent.push({ name: "a review answered with hostile comments on hostile files", id: firstRound, shows: [files[0]!.path, "New line 1", `<script>${run("script")}</script>`] });
   const secondRound = await open("request_review", {
     title: `Round two ${tag("round-two-title")}`,
     project: "rounds",
