@@ -35,7 +35,7 @@ const now = () => performance.now();
 
 // One token holds every bench agent: its limits are raised past the 10,000 waiting at once.
 const relay = new RelayProcess({
-  env: { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "100000" },
+  env: { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "100000", LOOPBACK_MAX_SOCKETS_PER_TOKEN: "100000" },
 });
 await relay.start();
 // A failure anywhere ends the run with the relays' own words, not only the client's: each live relay's

@@ -11,7 +11,7 @@ import { freshDatabase, RelayProcess } from "../support/relay-process.ts";
 
 
 const now = () => performance.now();
-const ENV = { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "100000" };
+const ENV = { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "100000", LOOPBACK_MAX_SOCKETS_PER_TOKEN: "100000" };
 
 async function replicas(n: number): Promise<{ relays: RelayProcess[]; url: string; person: string; agent: string; close(): Promise<void> }> {
   const url = await freshDatabase();
