@@ -3,6 +3,7 @@
 // away: from then on every store call is refused at once with `503 database.unreachable` instead of
 // queueing behind connection attempts, and one `select 1` at a time looks for it. The moment a look
 // succeeds the store serves again and whoever registered with `onBack` reads what it missed.
+import { guardRecords } from "./guarded-records.ts";
 import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import type { Store } from "./store.ts";
 
@@ -69,21 +70,9 @@ export class DatabaseReach {
    * went away turned into `database.unreachable` (marking it away).
    */
   guard<T extends object>(records: T): T {
-    return new Proxy(records, {
-      get: (target, prop, receiver) => {
-        const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          if (!this.reachable) return Promise.reject(problem("database.unreachable"));
-          let result: unknown;
-          try {
-            result = value.apply(target, args);
-          } catch (e) {
-            throw this.#seen(e);
-          }
-          return result instanceof Promise ? result.catch((e) => Promise.reject(this.#seen(e))) : result;
-        };
-      },
+    return guardRecords(records, {
+      refuse: () => (this.reachable ? undefined : problem("database.unreachable")),
+      seen: (e) => this.#seen(e),
     });
   }
 

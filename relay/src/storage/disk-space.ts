@@ -2,6 +2,7 @@
 // (`SQLITE_FULL`, "database or disk is full") and keeps what was committed; the relay answers that
 // write `503 storage.full`, says so in its log once with what to do, and reports it on `/readyz` until
 // the filesystem has room again. Reads go on meanwhile.
+import { guardRecords } from "./guarded-records.ts";
 import { statfsSync } from "node:fs";
 import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { log } from "../logging/log.ts";
@@ -34,21 +35,7 @@ export class DiskSpace {
 
   /** `records` with SQLite's full disk turned into `storage.full` (and noted). */
   guard<T extends object>(records: T): T {
-    return new Proxy(records, {
-      get: (target, prop, receiver) => {
-        const value = Reflect.get(target, prop, receiver);
-        if (typeof value !== "function") return value;
-        return (...args: unknown[]) => {
-          let result: unknown;
-          try {
-            result = value.apply(target, args);
-          } catch (e) {
-            throw this.#seen(e);
-          }
-          return result instanceof Promise ? result.catch((e) => Promise.reject(this.#seen(e))) : result;
-        };
-      },
-    });
+    return guardRecords(records, { seen: (e) => this.#seen(e) });
   }
 
   #seen(error: unknown): unknown {
