@@ -1,8 +1,9 @@
-// `bun run test`: the linter and every test of the project, in order, on this machine. Installs Debian's Chromium
+// `bun run test`: the linter and every test of the project on this machine. Installs Debian's Chromium
 // and Firefox ESR for the browser tests when they are missing and this user may (root with
 // apt-get), as the storage tests do for PostgreSQL (tests/support/postgres.ts) and the replica tests
-// for HAProxy (tests/support/haproxy.ts), builds what the
-// browser tests load, and ends with one line: "N passed, N failed".
+// for HAProxy (tests/support/haproxy.ts), builds what the browser tests load, then runs the steps a
+// few at a time (their larger suites split by file) and ends with one line: "N passed, N failed".
+// `bun tests/run.ts relay mcp` runs only the steps whose names start so.
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { PostgresServer } from "./support/postgres.ts";
@@ -13,11 +14,16 @@ const FIREFOX = process.env.LOOPBACK_FIREFOX ?? "/usr/bin/firefox-esr";
 
 interface Step {
   name: string;
-  cmd: string[];
-  cwd?: string;
+  /** What the step runs when it is not `bun test` over files (the linter, the build, the benchmark). */
+  cmd?: string[];
+  /** Test files and folders for `bun test`: their files are dealt into `shards` runs the pool runs side by side. */
+  tests?: string[];
+  shards?: number;
   env?: Record<string, string>;
   /** Reads the pass and fail counts from the step's output. */
   counts?: (out: string) => { passed: number; failed: number };
+  /** Roughly the seconds the step takes alone: the pool starts the longest first, so the run ends with short ones. */
+  weight: number;
 }
 
 const bunCounts = (out: string) => ({
@@ -44,42 +50,43 @@ const SQLITE_ONLY = new Set([
   "tests/relay/a-backup-taken-while-agents-ask-restores-every-acknowledged-reply.test.ts",
   "tests/faults/a-full-disk-refuses-writes-and-says-so.test.ts",
 ]);
+/** The test files of a folder, its subfolders' too, as paths from the root. */
+const testFiles = (dir: string): string[] =>
+  (readdirSync(join(ROOT, dir), { recursive: true }) as string[])
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => `${dir}/${f}`)
+    .sort();
 /** The test files of suites, for the pass that runs them on PostgreSQL. */
-const onPostgres = (...dirs: string[]) =>
-  dirs.flatMap((dir) =>
-    readdirSync(join(ROOT, dir))
-      .filter((f) => f.endsWith(".test.ts"))
-      .map((f) => `${dir}/${f}`)
-      .filter((f) => !SQLITE_ONLY.has(f))
-      .map((f) => `./${f}`),
-  );
+const onPostgres = (...dirs: string[]) => dirs.flatMap(testFiles).filter((f) => !SQLITE_ONLY.has(f));
 /** One suite, two stores: every relay these tests start runs on a fresh PostgreSQL database. */
 const POSTGRES = { LOOPBACK_TEST_STORE: "postgres" };
 
 const STEPS: Step[] = [
-  { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."] },
-  { name: "build: extensions, web inbox, single executable, package", cmd: ["npm", "run", "build"] },
-  { name: "ship: the single executable and the package", cmd: ["bun", "test", "tests/ship"], counts: bunCounts },
-  { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", cmd: ["bun", "test", "tests/store"], counts: bunCounts },
-  { name: "shared: contract, generated shapes, ask rules", cmd: ["bun", "test", "shared"], counts: bunCounts },
-  { name: "relay structure: no import from a layer above", cmd: ["bun", "test", "relay/src"], counts: bunCounts },
-  { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },
-  { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
-  { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
-  // The trailing slash keeps `bun test`'s path filter from taking tests/faults-pg/ too.
-  { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults/"], counts: bunCounts },
-  { name: "replicas: several relays on one PostgreSQL behind HAProxy", cmd: ["bun", "test", "tests/replicas"], counts: bunCounts },
-  { name: "faults-pg: PostgreSQL restarted, killed and cut off under two relays", cmd: ["bun", "test", "tests/faults-pg"], counts: bunCounts },
-  { name: "hostile: fuzzing, spaces, tokens", cmd: ["bun", "test", "tests/hostile"], counts: bunCounts },
-  { name: "hostile on PostgreSQL: caps, agent tokens, revocation (fuzzing stays on SQLite)", cmd: ["bun", "test", ...onPostgres("tests/hostile").filter((f) => !f.endsWith("/fuzz.test.ts"))], env: POSTGRES, counts: bunCounts },
-  { name: "agents: the real Claude Code, Codex and Gemini CLI", cmd: ["bun", "test", "tests/agents"], counts: bunCounts },
-  { name: "relay on PostgreSQL: the relay suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/relay")], env: POSTGRES, counts: bunCounts },
-  { name: "mcp on PostgreSQL: the MCP suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/mcp")], env: POSTGRES, counts: bunCounts },
-  { name: "faults on PostgreSQL: the fault suite again, on the other store", cmd: ["bun", "test", ...onPostgres("tests/faults")], env: POSTGRES, counts: bunCounts },
-  { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts },
-  { name: "browser: extension and web inbox in Chromium, extension in Firefox", cmd: ["bun", "test", "tests/browser"], counts: bunCounts },
-  { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"] },
+  { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."], weight: 60 },
+  { name: "ship: the single executable and the package", tests: ["tests/ship"], weight: 9 },
+  { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", tests: ["tests/store"], weight: 14 },
+  { name: "shared: contract, generated shapes, ask rules", tests: ["shared"], weight: 4 },
+  { name: "relay structure: no import from a layer above", tests: ["relay/src"], weight: 2 },
+  { name: "storage: both stores, replicas on PostgreSQL", tests: ["tests/storage"], weight: 33 },
+  { name: "relay: REST, socket, uploads, storage", tests: testFiles("tests/relay"), shards: 2, weight: 70 },
+  { name: "mcp: tools, waiting, tasks, conformance", tests: testFiles("tests/mcp"), shards: 2, weight: 87 },
+  { name: "faults: crash under load, dropped connections, soak", tests: testFiles("tests/faults"), weight: 25 },
+  { name: "replicas: several relays on one PostgreSQL behind HAProxy", tests: testFiles("tests/replicas"), shards: 2, weight: 116 },
+  { name: "faults-pg: PostgreSQL restarted, killed and cut off under two relays", tests: testFiles("tests/faults-pg"), weight: 34 },
+  { name: "hostile: fuzzing, spaces, tokens", tests: testFiles("tests/hostile"), weight: 43 },
+  { name: "hostile on PostgreSQL: caps, agent tokens, revocation (fuzzing stays on SQLite)", tests: onPostgres("tests/hostile").filter((f) => !f.endsWith("/fuzz.test.ts")), env: POSTGRES, weight: 41 },
+  { name: "agents: the real Claude Code, Codex and Gemini CLI", tests: testFiles("tests/agents"), shards: 2, weight: 52 },
+  { name: "relay on PostgreSQL: the relay suite again, on the other store", tests: onPostgres("tests/relay"), env: POSTGRES, shards: 2, weight: 77 },
+  { name: "mcp on PostgreSQL: the MCP suite again, on the other store", tests: onPostgres("tests/mcp"), env: POSTGRES, shards: 3, weight: 150 },
+  { name: "faults on PostgreSQL: the fault suite again, on the other store", tests: onPostgres("tests/faults"), env: POSTGRES, weight: 28 },
+  { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts, weight: 35 },
+  { name: "browser: extension and web inbox in Chromium, extension in Firefox", tests: testFiles("tests/browser"), shards: 4, weight: 330 },
+  { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"], weight: 30 },
 ];
+/** Built once, before any test: the browser, store and ship tests load what it makes. */
+const BUILD: Step = { name: "build: extensions, web inbox, single executable, package", cmd: ["npm", "run", "build"], weight: 0 };
+/** How many runs go side by side. Most of a test's time is spent waiting on relays, browsers and timers, not computing. */
+const JOBS = Number(process.env.LOOPBACK_TEST_JOBS ?? 3);
 
 /** Debian's packages the browser tests drive, and libfaketime the clock-jump test runs a relay under, by the path each installs. */
 const BROWSERS = [
@@ -102,30 +109,64 @@ function ensureBrowsers(): void {
   }
 }
 
-async function run(step: Step): Promise<{ passed: number; failed: number; ok: boolean }> {
-  console.log(`\n━━ ${step.name}\n$ ${step.cmd.join(" ")}`);
+/** One run of the pool: a step, or one shard of its test files. */
+interface Job {
+  step: Step;
+  label: string;
+  cmd: string[];
+  weight: number;
+}
+
+/** A step's runs: its command, or its test files dealt into shards. */
+function jobsOf(step: Step): Job[] {
+  if (step.cmd) return [{ step, label: step.name.split(":")[0], cmd: step.cmd, weight: step.weight }];
+  const tests = step.tests ?? [];
+  const shards = Math.max(1, Math.min(step.shards ?? 1, tests.length));
+  // A file path is given as `./…` so `bun test` runs that file, not every path containing its name.
+  const paths = tests.map((t) => (t.endsWith(".test.ts") ? `./${t}` : t));
+  return Array.from({ length: shards }, (_, i) => ({
+    step,
+    label: step.name.split(":")[0] + (shards > 1 ? ` [${i + 1}/${shards}]` : ""),
+    // A hook or test with no timeout of its own gets 20 s, not 5: runs side by side start relays slower.
+    cmd: ["bun", "test", "--timeout", "20000", ...paths.filter((_, n) => n % shards === i)],
+    weight: step.weight / shards,
+  }));
+}
+
+async function run(job: Job): Promise<{ passed: number; failed: number; ok: boolean }> {
+  const started = Date.now();
+  console.log(`▶ ${job.label}`);
   // Bun's fetch resets connections past its per-host limit under `bun test` (seen with a few dozen
   // concurrent MCP streams); the load tests hold thousands open.
   const env = {
     ...process.env,
     BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? "16384",
-    // Built once by the first step.
+    // Built once, before the pool starts.
     LOOPBACK_E2E_SKIP_BUILD: "1",
-    ...step.env,
+    ...job.step.env,
   };
-  const proc = Bun.spawn(step.cmd, { cwd: step.cwd ?? ROOT, stdout: "pipe", stderr: "pipe", env });
+  const proc = Bun.spawn(job.cmd, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env });
+  // Runs side by side would interleave their lines: each run's output is printed whole when it ends.
   let out = "";
-  const pump = async (stream: ReadableStream<Uint8Array>, to: NodeJS.WriteStream) => {
+  const pump = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();
-    for await (const chunk of stream) {
-      const text = decoder.decode(chunk);
-      out += text;
-      to.write(text);
-    }
+    for await (const chunk of stream) out += decoder.decode(chunk);
   };
-  await Promise.all([pump(proc.stdout, process.stdout), pump(proc.stderr, process.stderr), proc.exited]);
-  const counts = step.counts?.(out) ?? { passed: 0, failed: 0 };
-  return { ...counts, ok: proc.exitCode === 0 };
+  await Promise.all([pump(proc.stdout), pump(proc.stderr), proc.exited]);
+  const counts = (job.step.counts ?? (job.step.tests ? bunCounts : undefined))?.(out) ?? { passed: 0, failed: 0 };
+  const ok = proc.exitCode === 0;
+  const seconds = Math.round((Date.now() - started) / 1000);
+  process.stdout.write(`\n━━ ${ok ? "✓" : "✗"} ${job.step.name}${job.label.includes("[") ? ` ${job.label.slice(job.label.indexOf("["))}` : ""} (${seconds} s)\n$ ${job.cmd.join(" ")}\n${out}`);
+  return { ...counts, ok };
+}
+
+/** Runs the jobs, `JOBS` at a time, the heaviest first. */
+async function pool(jobs: Job[], each: (job: Job, r: { passed: number; failed: number; ok: boolean }) => void): Promise<void> {
+  const queue = [...jobs].sort((a, b) => b.weight - a.weight);
+  const lane = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) each(job, await run(job));
+  };
+  await Promise.all(Array.from({ length: Math.max(1, JOBS) }, lane));
 }
 
 // One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
@@ -143,18 +184,20 @@ try {
   console.error(String((e as Error).message));
   broken.push("browsers");
 }
+const chosen = STEPS.filter((step) => !only.length || only.some((o) => step.name.startsWith(o)));
+const tally = (job: Job, r: { passed: number; failed: number; ok: boolean }) => {
+  passed += r.passed;
+  failed += r.failed;
+  if (!r.ok) broken.push(job.label);
+};
 try {
-  for (const step of STEPS) {
-    if (only.length && !only.some((o) => step.name.startsWith(o))) continue;
-    if (needsPostgres(step) && !pg) {
-      pg = await new PostgresServer().start();
-      process.env.LOOPBACK_TEST_PG = pg.url("postgres");
-    }
-    const r = await run(step);
-    passed += r.passed;
-    failed += r.failed;
-    if (!r.ok) broken.push(step.name);
+  if (!only.length || only.some((o) => BUILD.name.startsWith(o))) tally(jobsOf(BUILD)[0], await run(jobsOf(BUILD)[0]));
+  if (chosen.some(needsPostgres)) {
+    pg = await new PostgresServer().start();
+    process.env.LOOPBACK_TEST_PG = pg.url("postgres");
   }
+  console.log(`${chosen.length} steps, ${JOBS} runs at a time (LOOPBACK_TEST_JOBS)`);
+  await pool(chosen.flatMap(jobsOf), tally);
 } finally {
   pg?.stop();
 }

@@ -2,7 +2,7 @@
 // spread over every replica; a replica killed with SIGKILL leaves rotation within about half a
 // second and no request sent meanwhile is answered with a 5xx (a refused connection is retried on
 // another replica); it comes back once it answers /healthz again. The event socket and a blocking
-// call's SSE stream pass through it and outlast a quiet stretch longer than Bun's own idle timeout;
+// call's SSE stream pass through it and outlast a quiet stretch longer than the relay's idle timeout;
 // the replicas see the client's address, not HAProxy's, for the failure limiter.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import http from "node:http";
@@ -12,11 +12,13 @@ import { askWhen, newProject, openedAsk, running } from "../support/scene.ts";
 import { questionInput, toolReply } from "../mcp/mcp-scene.ts";
 
 const COUNT = 3;
+/** The replicas' idle timeout (LOOPBACK_IDLE_TIMEOUT_S), short so a quiet stretch past it is short too. */
+const IDLE_S = 2;
 let r: Replicas;
 let personToken: string;
 let agentToken: string;
 beforeAll(async () => {
-  r = await Replicas.start(COUNT);
+  r = await Replicas.start(COUNT, { env: { LOOPBACK_IDLE_TIMEOUT_S: String(IDLE_S) } });
   personToken = await r.token("ada");
   agentToken = await r.token("ada", { agent: true });
 }, 60_000);
@@ -50,7 +52,7 @@ test("a replica killed with SIGKILL leaves rotation, no request meanwhile gets a
   expect(await r.balancer.statuses()).toEqual({ r1: "UP", r2: "UP", r3: "UP" });
 }, 30_000);
 
-test("the event socket and a blocking call's stream pass through HAProxy and outlast a quiet 15 s", async () => {
+test("the event socket and a blocking call's stream pass through HAProxy and outlast a quiet stretch past the relay's idle timeout", async () => {
   const person = r.person(personToken, "balancer");
   const socket = await person.socket();
   await socket.next((f) => f.type === "snapshot");
@@ -59,8 +61,9 @@ test("the event socket and a blocking call's stream pass through HAProxy and out
   const call = running(agent.call("ask_question", questionInput(project)));
   const ask = await openedAsk(person, project, call);
   expect((await socket.next((f) => f.type === "ask.opened" && f.ask.id === ask.id)).type).toBe("ask.opened");
-  // Longer than Bun's default idle timeout (10 s), with no progress sent (every 10 s by default is the relay's; none yet).
-  await Bun.sleep(15_000);
+  // Past the idle timeout that closes a quiet connection, with no progress sent (the relay's is every 10 s by default; none yet):
+  // the relay lifts it for an authenticated stream, and HAProxy's own timeouts are minutes.
+  await Bun.sleep(IDLE_S * 1000 + 1_500);
   expect(call.settled).toBe(false);
   expect(socket.closed).toBe(false);
   await askWhen(person, ask.id, (a) => a.status === "awaiting_human");

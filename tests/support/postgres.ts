@@ -98,7 +98,7 @@ export class PostgresServer {
 
   /** Starts the server on its data directory and port, and waits until it takes connections. */
   #run(): void {
-    const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=300 -c fsync=on`;
+    const opts = `-p ${this.port} -k ${this.dir} -c listen_addresses=127.0.0.1 -c max_connections=600 -c fsync=on`;
     const started = asPostgres([join(this.#bin, "pg_ctl"), "-D", join(this.dir, "data"), "-l", join(this.dir, "log"), "-w", "-o", opts, "start"]);
     if (started.exitCode !== 0) throw new Error(`pg_ctl start failed:\n${started.out}`);
   }
