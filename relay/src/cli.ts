@@ -21,6 +21,7 @@ import { backup } from "./cli/backup.ts";
 import { restore } from "./cli/restore.ts";
 import { prune } from "./cli/prune.ts";
 import { leaving, predecessorLetGo, restartOnSignal, runningPid, serving } from "./planned-restart.ts";
+import { portInUse } from "./port-in-use.ts";
 
 type Flags = Record<string, { type: "string" | "boolean"; short?: string; value?: string; help: string }>;
 type Values = Record<string, string | boolean | undefined>;
@@ -175,14 +176,14 @@ async function serve(config: Config): Promise<void> {
   // One relay per SQLite file (replicas share a PostgreSQL database, each with its own process).
   const other = gate || config.databaseUrl ? undefined : runningPid(config.dataDir);
   if (other) fail(`A relay (process ${other}) already serves ${config.dataDir}: stop it, or restart it with \`${cliCommand()} restart\`.`);
+  const portHeld = () => fail(`Port ${config.port} on ${config.host} is in use (another relay?). Stop what holds it, or choose another port: ${serveCommand()} --port ${config.port + 1} (or LOOPBACK_PORT=${config.port + 1})`);
+  if (!gate && (await portInUse(config.host, config.port))) portHeld();
   ensureWebInbox();
   let running: Running;
   try {
     running = await startServer(config, { publicUrlFromEnv: Boolean(process.env.LOOPBACK_PUBLIC_URL), gate });
   } catch (e) {
-    if ((e as { code?: string }).code === "EADDRINUSE") {
-      fail(`Port ${config.port} on ${config.host} is in use (another relay?). Stop what holds it, or choose another port: ${serveCommand()} --port ${config.port + 1} (or LOOPBACK_PORT=${config.port + 1})`);
-    }
+    if ((e as { code?: string }).code === "EADDRINUSE") portHeld();
     throw e;
   }
   // Minted only once the port is held: a start that cannot listen leaves the store as it found it,

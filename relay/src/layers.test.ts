@@ -15,7 +15,7 @@ const LAYERS: { name: string; holds: string[] }[] = [
   { name: "domain", holds: ["auth/", "limits/", "asks/", "uploads/", "push/", "upkeep/"] },
   // What is sent in the shape of the revision a client reads: for the transports, over the ask domain.
   { name: "adapters", holds: ["revisions/", "http/", "events/", "mcp/", "metrics/"] },
-  { name: "wiring", holds: ["relay.ts", "server.ts", "planned-restart.ts", "cli.ts", "cli/"] },
+  { name: "wiring", holds: ["relay.ts", "server.ts", "planned-restart.ts", "port-in-use.ts", "cli.ts", "cli/"] },
 ];
 
 /**
