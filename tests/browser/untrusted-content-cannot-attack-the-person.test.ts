@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { diffLines } from "@loopback/shared/ask-rules/diff-lines";
-import type { Ask, Block, ReviewComment, Snapshot, ToolReply } from "@loopback/shared/generated/types";
+import type { Block, ReviewComment, Snapshot, ToolReply } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
 import { HARMLESS, Watch, inspect } from "./harness/attack-watch";
 import { TestBrowser, ensureBuilt, signInToWebInbox } from "./harness/browser";
