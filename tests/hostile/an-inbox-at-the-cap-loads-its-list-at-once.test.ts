@@ -35,6 +35,9 @@ describe("a space at its cap of open asks of 250 KiB", () => {
   afterAll(() => relay.dispose());
 
   test("a reader of revision 5 gets every ask's summary within a second, and the relay grows by at most 50 MB", async () => {
+    // The inbox has signed in, as it has before it loads: a fresh relay's first answer to a token
+    // (its code still warming) is not what the snapshot costs.
+    await person.reading("5").api("GET", "/whoami");
     Bun.gc(true);
     const before = relay.rss();
     const started = performance.now();
@@ -43,6 +46,7 @@ describe("a space at its cap of open asks of 250 KiB", () => {
     const ms = performance.now() - started;
     const grown = relay.rss() - before;
     socket.close();
+    console.log(`${DEFAULT_MAX_OPEN_ASKS_PER_SPACE} open asks: snapshot in ${Math.round(ms)} ms, ${(JSON.stringify(frame).length / MB).toFixed(2)} MiB, relay grew ${(grown / MB).toFixed(1)} MB`);
 
     const { open, whole } = frame.snapshot;
     expect(open.length).toBe(DEFAULT_MAX_OPEN_ASKS_PER_SPACE);
