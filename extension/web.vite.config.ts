@@ -1,9 +1,16 @@
 import { svelte, vitePreprocess } from "@sveltejs/vite-plugin-svelte";
-import { cpSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+/** The revision the inbox speaks, read from the generated file (Node loads this config, and no TypeScript import). */
+function inboxRevision(): string {
+  const found = /export const REVISION = "(\d+)";/.exec(readFileSync(here("../shared/src/generated/revision.ts"), "utf8"));
+  if (!found) throw new Error("shared/src/generated/revision.ts names no REVISION");
+  return found[1]!;
+}
 
 // The web inbox: the side panel's Svelte code as a page the relay serves at /inbox/, so every
 // asset is addressed relative to it.
@@ -17,6 +24,17 @@ export default defineConfig({
       name: "loopback:icons",
       apply: "build",
       closeBundle: () => cpSync(here("public/icon"), here(".output/web/icon"), { recursive: true }),
+    },
+    {
+      // The service worker is copied as it is: the revision it names is the inbox's, written in here.
+      name: "loopback:worker-revision",
+      apply: "build",
+      closeBundle: () => {
+        const path = here(".output/web/sw.js");
+        const text = readFileSync(path, "utf8");
+        if (!text.includes("__LOOPBACK_REVISION__")) throw new Error("sw.js no longer names __LOOPBACK_REVISION__ for its revision");
+        writeFileSync(path, text.replaceAll("__LOOPBACK_REVISION__", inboxRevision()));
+      },
     },
   ],
   build: { outDir: here(".output/web"), emptyOutDir: true, target: "es2022", chunkSizeWarningLimit: 1200 },

@@ -47,7 +47,12 @@ model Strings {
   big: int64;
 }
 
-model Nullable { nothing: string | null }
+model Nullable {
+  nothing: string | null;
+  @minValue(0) lapses?: float64 | null;
+}
+
+model Anything { thing: unknown }
 
 model Open {
   name: string;
@@ -55,7 +60,7 @@ model Open {
   ...Record<unknown>;
 }
 
-@route("/forms") op read(): { sealed: Sealed; pet: Pet; loose: Loose; literals: Literals; bounded: Bounded; strings: Strings; nullable: Nullable; open: Open };
+@route("/forms") op read(): { sealed: Sealed; pet: Pet; loose: Loose; literals: Literals; bounded: Bounded; strings: Strings; nullable: Nullable; anything: Anything; open: Open };
 `;
 
 const SEALED = { unevaluatedProperties: { not: {} } };
@@ -158,6 +163,22 @@ const FORMS: Form[] = [
     ],
   },
   {
+    form: "nullable fields, and a bounded number or null",
+    name: "Nullable",
+    emitted: {
+      type: "object",
+      required: ["nothing"],
+      properties: {
+        nothing: { anyOf: [{ type: "string" }, { type: "null" }] },
+        lapses: { anyOf: [{ type: "number", format: "double" }, { type: "null" }], minimum: 0 },
+      },
+      ...SEALED,
+    },
+    ts: "export interface Nullable {\n  nothing: string | null;\n  lapses?: number | null;\n}\n",
+    accepts: [{ nothing: null }, { nothing: "a", lapses: null }, { nothing: "a", lapses: 1.5 }],
+    refuses: [{}, { nothing: 1 }, { nothing: null, lapses: -1 }, { nothing: null, lapses: "1" }, { nothing: null, lapses: Infinity }],
+  },
+  {
     form: "open objects: a map of anything, and a model that takes other properties besides its own",
     name: "Open",
     emitted: {
@@ -181,7 +202,7 @@ beforeAll(async () => {
   writeFileSync(join(dir, "main.tsp"), FORMS_SPEC);
   cpSync(join(ROOT, "spec/tspconfig.yaml"), join(dir, "tspconfig.yaml"));
   components = JSON.parse(emitContract(dir).get("1")!).components.schemas;
-  const { Nullable: _, ...supported } = components;
+  const { Anything: _, ...supported } = components;
   writeFileSync(join(dir, "schemas.ts"), emitValibot(supported));
   schemas = await import(join(dir, "schemas.ts"));
 });
@@ -203,7 +224,7 @@ describe("each schema form", () => {
   }
 
   test("a union told apart by a literal field is checked on that field, one told apart by nothing tries each", () => {
-    const { Nullable: _, ...supported } = components;
+    const { Anything: _, ...supported } = components;
     const out = emitValibot(supported);
     expect(out).toContain('export const Pet = v.variant("kind", [Cat, Dog]);');
     expect(out).toContain("export const Loose = v.union([v.string(), v.boolean()]);");
@@ -224,9 +245,9 @@ describe("each schema form", () => {
     expect(tool.properties.input.additionalProperties).toBeUndefined();
   });
 
-  test("a nullable field, a form the contract does not use, stops the generator instead of being emitted loosely", () => {
-    expect(components.Nullable.properties!.nothing).toEqual({ anyOf: [{ type: "string" }, { type: "null" }] });
-    expect(() => emitTypes({ Nullable: components.Nullable })).toThrow("unsupported schema form");
-    expect(() => emitValibot({ Nullable: components.Nullable })).toThrow("unsupported schema form");
+  test("a field of any value, a form the contract does not use, stops the generator instead of being emitted loosely", () => {
+    expect(components.Anything.properties!.thing).toEqual({});
+    expect(() => emitTypes({ Anything: components.Anything })).toThrow("unsupported schema form");
+    expect(() => emitValibot({ Anything: components.Anything })).toThrow("unsupported schema form");
   });
 });

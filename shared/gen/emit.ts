@@ -61,6 +61,8 @@ function tsType(s: JsonSchema, indent: string): string {
       return "number";
     case "boolean":
       return "boolean";
+    case "null":
+      return "null";
     case "array": {
       const item = tsType(s.items!, indent);
       return /[ |]/.test(item) ? `Array<${item}>` : `${item}[]`;
@@ -120,7 +122,10 @@ function pipe(base: string, checks: string[]): string {
 function vSchema(components: Components, s: JsonSchema): string {
   if (s.$ref) return refName(s.$ref);
   if (s.anyOf) {
-    const options = s.anyOf.map((x) => vSchema(components, x));
+    // Bounds beside a choice (`@minValue` on `float64 | null`) bound its numeric members.
+    const bounded = (x: JsonSchema): JsonSchema =>
+      x.type === "number" || x.type === "integer" ? { ...x, minimum: x.minimum ?? s.minimum, maximum: x.maximum ?? s.maximum } : x;
+    const options = s.anyOf.map((x) => vSchema(components, bounded(x)));
     const tag = discriminator(components, s.anyOf);
     return tag ? `v.variant(${JSON.stringify(tag)}, [${options.join(", ")}])` : `v.union([${options.join(", ")}])`;
   }
@@ -145,8 +150,17 @@ function vSchema(components: Components, s: JsonSchema): string {
       if (max !== undefined) checks.push(`v.maxValue(${max})`);
       return pipe("v.number()", checks);
     }
+    case "number": {
+      // A finite number: JSON has no other, and `v.number()` alone would take NaN from a caller in code.
+      const checks = ["v.finite()"];
+      if (s.minimum !== undefined) checks.push(`v.minValue(${s.minimum})`);
+      if (s.maximum !== undefined) checks.push(`v.maxValue(${s.maximum})`);
+      return pipe("v.number()", checks);
+    }
     case "boolean":
       return "v.boolean()";
+    case "null":
+      return "v.null()";
     case "array": {
       const checks: string[] = [];
       if (s.minItems !== undefined) checks.push(`v.minLength(${s.minItems})`);

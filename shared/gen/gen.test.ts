@@ -39,6 +39,18 @@ describe("the contract", () => {
     expect(Object.keys(schemas("3").ReviewComment.properties)).toEqual(["block", "file", "side", "line", "body"]);
   });
 
+  test("a snapshot of summaries is revision 5's: revisions 1 to 4 list asks whole and know no summary", () => {
+    const schemas = (rev: string) => JSON.parse(docs.get(rev)!).components.schemas;
+    for (const rev of ["1", "2", "3", "4"]) {
+      expect([rev, schemas(rev).AskSummary, schemas(rev).Snapshot.properties.open.items]).toEqual([rev, undefined, { $ref: "#/components/schemas/Ask" }]);
+      expect(schemas(rev).Snapshot.required).toEqual(["open", "recent"]);
+    }
+    expect(schemas("5").Snapshot.properties.open.items).toEqual({ $ref: "#/components/schemas/AskSummary" });
+    expect(schemas("5").Snapshot.required).toEqual(["open", "recent", "whole"]);
+    expect(schemas("4").PushSubscriptionInput.properties.expirationTime).toBeUndefined();
+    expect(schemas("5").PushSubscriptionInput.properties.expirationTime.anyOf).toEqual([{ type: "number", format: "double" }, { type: "null" }]);
+  });
+
   test("changing one doc comment is caught as a change to a shipped revision", () => {
     // Inside the checkout, so the copy finds the TypeSpec libraries in node_modules.
     const dir = mkdtempSync(join(ROOT, "node_modules/.spec-copy-"));
@@ -50,7 +62,7 @@ describe("the contract", () => {
       expect(edited).not.toBe(text);
       writeFileSync(main, edited);
       const { frozenChanged } = drift(expectedFiles(emitContract(dir)));
-      expect(frozenChanged.map((p) => p.slice(ROOT.length + 1))).toEqual(["revisions/openapi.1.json", "revisions/openapi.2.json", "revisions/openapi.3.json", "revisions/openapi.4.json"]);
+      expect(frozenChanged.map((p) => p.slice(ROOT.length + 1))).toEqual(["revisions/openapi.1.json", "revisions/openapi.2.json", "revisions/openapi.3.json", "revisions/openapi.4.json", "revisions/openapi.5.json"]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

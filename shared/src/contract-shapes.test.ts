@@ -1,5 +1,7 @@
 // The generated valibot schemas hold every constraint the contract declares: sealed objects,
 // discriminated variants, lengths and item counts.
+import type { Ask } from "./generated/types.ts";
+import { summarize } from "./ask-rules/summarize.ts";
 import { describe, expect, test } from "bun:test";
 import * as v from "valibot";
 import Ajv from "ajv";
@@ -44,7 +46,7 @@ describe("the contract's example bodies are accepted", () => {
     ["Reply dismissed", s.Reply, { outcome: "dismissed" }],
     ["Reply responded", s.Reply, { outcome: "responded", points: [{ point: "1", text: "why?" }, { point: "2", resolved: true }] }],
     ["Ask", s.Ask, ask],
-    ["ServerEvent snapshot", s.ServerEvent, { type: "snapshot", snapshot: { open: [], recent: [ask] } }],
+    ["ServerEvent snapshot", s.ServerEvent, { type: "snapshot", snapshot: { open: [], recent: [summarize(ask as Ask)], whole: [] } }],
     ["ServerEvent ask.updated", s.ServerEvent, { type: "ask.updated", ask }],
     ["ToolReply with reply", s.ToolReply, { askId: "ask_1", reply: { outcome: "dismissed" } }],
     ["ToolReply pending", s.ToolReply, { askId: "ask_1", pending: { waitedSeconds: 50, message: "call wait_for_reply" } }],

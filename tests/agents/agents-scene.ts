@@ -92,7 +92,9 @@ export async function askOpened(person: Person, project: string, run: AgentRun, 
   try {
     return await until(
       async () => {
-        const ask = (await person.snapshot()).open.find((a) => a.project === project);
+        // A reader of revision 5 lists summaries: the ask is read whole by its id.
+        const listed = (await person.snapshot()).open.find((a) => a.project === project);
+        const ask = listed && (await person.api<Ask>("GET", `/asks/${listed.id}`)).body;
         if (!ask && run.proc.exitCode !== null) throw new Error(`the agent ended (${run.proc.exitCode}) without opening an ask of ${project}`);
         return ask;
       },

@@ -5,7 +5,7 @@
 // whether it ran, and as what.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import type { ApprovalAsk, Ask } from "@loopback/shared/generated/types";
+import type { ApprovalAsk, Ask, AskSummary } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { BIN } from "../support/agents/agent-process.ts";
 import type { AgentRun } from "../support/agents/agent-process.ts";
@@ -14,7 +14,7 @@ import { ROOT } from "../support/relay-process.ts";
 import { agentScene, CLAUDE_CODE, until, type AgentScene } from "./agents-scene.ts";
 
 let s: AgentScene;
-/** The person's inbox reads revision 4, which shows approvals. */
+/** The person's inbox reads the newest revision, which shows approvals (revision 4 and later). */
 let person: Person;
 beforeAll(async () => {
   s = await agentScene();
@@ -32,7 +32,9 @@ async function approvalFor(command: string, run: AgentRun): Promise<ApprovalAsk>
   try {
     return await until(
       async () => {
-        const found = (await person.snapshot()).open.find((a: Ask) => a.kind === "approval" && a.prompt.touches.type === "command" && a.prompt.touches.command === command);
+        // The snapshot lists summaries: an approval's title names its tool and command; its body is read by id.
+        const listed = ((await person.snapshot()).open as unknown as AskSummary[]).find((a) => a.kind === "approval" && a.title.includes(command));
+        const found = listed && (await person.api<Ask>("GET", `/asks/${listed.id}`)).body;
         if (!found && run.proc.exitCode !== null) throw new Error(`Claude Code ended (${run.proc.exitCode}) without asking`);
         return found as ApprovalAsk | undefined;
       },

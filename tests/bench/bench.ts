@@ -10,6 +10,7 @@ import { Agent, structured } from "../support/agent.ts";
 import { EventSocket, Person } from "../support/person.ts";
 import { RelayProcess, ROOT } from "../support/relay-process.ts";
 import { absoluteNow, PersonProcess } from "./person-process.ts";
+import { benchFirstLoad, firstLoadRows } from "./first-load.ts";
 import { benchPush } from "./push.ts";
 import { benchReplicas } from "./replicas.ts";
 import { benchSidepanel } from "./sidepanel.ts";
@@ -401,6 +402,9 @@ else {
     goal: "≤ 1.2× without comments",
     met: withComments.p50 <= 1.2 * panel.p50,
   });
+
+  // The inbox's first load with 10, 100 and the space's cap of large open asks, each on a relay of its own.
+  rows.push(...firstLoadRows(await benchFirstLoad({ smoke: SMOKE })));
 
   // Several relays on one PostgreSQL database: across replicas beside the same replica and a PostgreSQL commit.
   rows.push(...(await benchReplicas({ smoke: SMOKE })));

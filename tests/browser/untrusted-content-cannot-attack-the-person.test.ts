@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { diffLines } from "@loopback/shared/ask-rules/diff-lines";
-import type { Ask, Block, ReviewComment, Snapshot, ToolReply } from "@loopback/shared/generated/types";
+import type { Block, ReviewComment, Snapshot, ToolReply } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
 import { HARMLESS, Watch, inspect } from "./harness/attack-watch";
 import { TestBrowser, ensureBuilt, signInToWebInbox } from "./harness/browser";
@@ -158,7 +158,7 @@ async function sendCorpus(): Promise<void> {
   sent.push({ name: "its second round, compared with the first", id: secondRound, shows: ["Round 1", `<svg onload="${run("svg-onload")}"></svg>`, "diff-added-again"] });
 
   const snapshot = await person<Snapshot>("GET", "/snapshot");
-  expect([...snapshot.open, ...snapshot.recent].map((a: Ask) => a.id).sort()).toEqual(sent.map((s) => s.id).sort());
+  expect([...snapshot.open, ...snapshot.recent].map((a) => a.id).sort()).toEqual(sent.map((s) => s.id).sort());
 }
 
 /** Opens an ask, unfolds everything in it, and waits until every renderer has finished. */

@@ -3,6 +3,7 @@
 // reach a real push service); the worker shows it with its actions, and an action's handler sends
 // the reply, with the person's token the inbox kept for it, so the agent's MCP call returns.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { REVISION } from "@loopback/shared/generated/revision";
 import type { CDPSession, Page, Worker } from "playwright-core";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt, signInToWebInbox } from "./harness/browser";
@@ -194,6 +195,11 @@ describe("the web inbox's notifications", () => {
     await pressAction(notice.askId, "allow");
     expect(await decision).toEqual({ behavior: "allow", updatedInput: { command: "npm run deploy\nnpm run smoke" } });
   }, 60_000);
+
+  test("the service worker names the revision the inbox speaks on what it sends", async () => {
+    const script = await (await fetch(`${relay.url}/inbox/sw.js`)).text();
+    expect(script).toContain(`const REVISION = "${REVISION}";`);
+  });
 
   test("the settings list the person's devices, save a device's loudness and remove it", async () => {
     const listed = async () => (await (await fetch(`${relay.url}/api/v1/push/devices`, { headers: { Authorization: `Bearer ${personToken}` } })).json()).items;

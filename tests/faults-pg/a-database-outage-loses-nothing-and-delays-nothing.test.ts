@@ -76,7 +76,9 @@ class Inbox {
 function apply(asks: Map<string, Ask>, frame: ServerEvent): void {
   if (frame.type === "snapshot") {
     asks.clear();
-    for (const a of [...frame.snapshot.open, ...frame.snapshot.recent]) asks.set(a.id, a);
+    // Revision 1's snapshot, which this socket reads, carries asks whole.
+    const whole = frame.snapshot as unknown as { open: Ask[]; recent: Ask[] };
+    for (const a of [...whole.open, ...whole.recent]) asks.set(a.id, a);
   } else asks.set(frame.ask.id, frame.ask);
 }
 

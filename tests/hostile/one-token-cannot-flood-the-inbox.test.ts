@@ -45,7 +45,7 @@ describe("an agent token that opens asks without end", () => {
     await Promise.all(agents.map((a) => a.close()));
     expect(outcomes.filter((o) => o === "opened").length).toBe(DEFAULT_MAX_OPEN_ASKS_PER_TOKEN);
     expect(outcomes.filter((o) => o === "refused").length).toBe(1000 - DEFAULT_MAX_OPEN_ASKS_PER_TOKEN);
-    const open = (await s.person.snapshot()).open.filter((a) => a.project === project);
+    const open = (await s.person.reading("5").snapshot()).open.filter((a) => a.project === project);
     expect(open.length).toBe(DEFAULT_MAX_OPEN_ASKS_PER_TOKEN);
 
     // Closing one makes room for one more.

@@ -167,6 +167,7 @@ describe("devices", () => {
       // 65 bytes in the uncompressed form, but no point on the curve.
       [{ ...sub, keys: { ...sub.keys, p256dh: Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 1)]).toString("base64url") } }, 422, "push.keys_invalid"],
       [{ ...sub, expirationTime: "tomorrow" }, 422, "body.invalid"],
+      [{ ...sub, expirationTime: -1 }, 422, "body.invalid"],
       [{ ...sub, name: "" }, 422, "body.invalid"],
     ] as const;
     for (const [body, status, code] of cases) {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import type { Ask, Snapshot } from "@loopback/shared/generated/types";
+import type { Ask } from "@loopback/shared/generated/types";
 import { Agent, structured } from "../support/agent.ts";
 import { askWhen, scene, type BareScene } from "../support/scene.ts";
 import { briefing, question, review } from "./open-ask.ts";
@@ -9,6 +9,9 @@ beforeAll(async () => {
   s = await scene({ client: false });
 });
 afterAll(() => s.dispose());
+
+/** Revision 1's snapshot, which this person reads: every ask whole. */
+type Snapshot = { open: Ask[]; recent: Ask[] };
 
 const notWaiting = (snapshot: Snapshot): Snapshot => ({
   open: snapshot.open.map((a) => ({ ...a, waiting: false })),

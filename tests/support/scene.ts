@@ -92,7 +92,7 @@ export async function openedAsk(person: Person, project: string, call?: Promise<
     }
     return ask;
   }, `an ask of ${project} is open`);
-  // A reader of revision 4 lists summaries: the ask itself is read by its id.
+  // A reader of revision 5 lists summaries: the ask itself is read by its id.
   return "prompt" in found ? found : readAsk(person, (found as { id: string }).id);
 }
 

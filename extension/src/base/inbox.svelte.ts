@@ -1,4 +1,5 @@
-import type { Ask, Snapshot } from "@loopback/shared/generated/types";
+import type { Ask } from "@loopback/shared/generated/types";
+import type { WholeSnapshot } from "../relay/whole-snapshot";
 import { SvelteMap } from "svelte/reactivity";
 import { compareClosed, compareOpen, isNewer, isOpen } from "./ask-order";
 
@@ -36,7 +37,7 @@ export class Inbox {
   }
 
   /** Starts over from a snapshot: whatever it lacks is gone from the live set. */
-  reset(snapshot: Snapshot): void {
+  reset(snapshot: WholeSnapshot): void {
     const incoming = new Map([...snapshot.open, ...snapshot.recent].map((ask) => [ask.id, ask]));
     for (const id of [...this.#live.keys()]) if (!incoming.has(id)) this.#live.delete(id);
     for (const [id, ask] of incoming) this.#live.set(id, ask);

@@ -1,7 +1,11 @@
-import type { ServerEvent } from "@loopback/shared/generated/types";
+import type { Ask, AskEvent, ServerEvent } from "@loopback/shared/generated/types";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { RelayClient } from "./relay-client";
 import { RelayError, describeError } from "./relay-error";
+import { wholeSnapshot, type WholeSnapshot } from "./whole-snapshot";
+
+/** A frame as the inbox applies it: a snapshot with every ask whole, or one ask's change. */
+export type InboxEvent = { type: "snapshot"; snapshot: WholeSnapshot } | AskEvent;
 
 /** Where the live connection stands, for a status line the person can read. */
 export type StreamState =
@@ -12,7 +16,9 @@ export type StreamState =
 
 export interface EventStreamOptions {
   client: RelayClient;
-  onEvent: (event: ServerEvent) => void | Promise<void>;
+  onEvent: (event: InboxEvent) => void | Promise<void>;
+  /** An ask held already, so a snapshot that lists it unchanged does not read it again. */
+  held?: (id: string) => Ask | undefined;
   onState?: (state: StreamState) => void;
   signal: AbortSignal;
   WebSocket?: typeof WebSocket;
@@ -147,7 +153,11 @@ export class EventStream {
         if (event?.type !== "snapshot" && event?.type !== "ask.opened" && event?.type !== "ask.updated") return;
         queue = queue.then(async () => {
           try {
-            await onEvent(event);
+            if (event.type !== "snapshot") await onEvent(event);
+            else {
+              const whole = await wholeSnapshot(event.snapshot, this.#options.held ?? (() => undefined), (id) => client.ask(id, signal));
+              await onEvent({ type: "snapshot", snapshot: whole });
+            }
           } catch (e) {
             console.error("Loopback: applying an event failed", e);
           }

@@ -1,7 +1,8 @@
 import type { Ask, ServerEvent } from "@loopback/shared/generated/types";
+import { summarize } from "@loopback/shared/ask-rules/summarize";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { aQuestion, fresh } from "../testing/asks";
-import { EventStream, KEEPALIVE_MS, type StreamState } from "./event-stream";
+import { EventStream, KEEPALIVE_MS, type InboxEvent, type StreamState } from "./event-stream";
 import type { RelayClient } from "./relay-client";
 import { RelayError } from "./relay-error";
 
@@ -39,7 +40,7 @@ class FakeSocket {
 
 function start(ticket = vi.fn(async () => ({ ticket: `t${ticket.mock.calls.length}`, expiresAt: "" }))) {
   const client = { eventsUrl: "ws://relay.test/api/v1/events", ticket } as unknown as RelayClient;
-  const events: ServerEvent[] = [];
+  const events: InboxEvent[] = [];
   const states: StreamState[] = [];
   const controller = new AbortController();
   const stream = new EventStream({
@@ -53,7 +54,7 @@ function start(ticket = vi.fn(async () => ({ ticket: `t${ticket.mock.calls.lengt
   return { stream, events, states, controller, done, ticket };
 }
 
-const snapshot = (open: Ask[] = []): ServerEvent => ({ type: "snapshot", snapshot: { open, recent: [] } });
+const snapshot = (open: Ask[] = []): ServerEvent => ({ type: "snapshot", snapshot: { open: open.map(summarize), recent: [], whole: open } });
 const socket = (i: number) => FakeSocket.all[i]!;
 const flush = () => vi.advanceTimersByTimeAsync(0);
 

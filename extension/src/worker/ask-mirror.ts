@@ -1,4 +1,5 @@
-import type { Ask, Snapshot } from "@loopback/shared/generated/types";
+import type { Ask } from "@loopback/shared/generated/types";
+import type { WholeSnapshot } from "../relay/whole-snapshot";
 import { browser } from "wxt/browser";
 import { compareClosed, isNewer, isOpen } from "../base/ask-order";
 import { ASK_PREFIX, askKey, readAsks } from "./storage-items";
@@ -38,7 +39,7 @@ export class AskMirror {
   }
 
   /** Replaces everything with a snapshot; returns the asks that were not held before. */
-  async reset(snapshot: Snapshot): Promise<Ask[]> {
+  async reset(snapshot: WholeSnapshot): Promise<Ask[]> {
     await this.load();
     const incoming = [...snapshot.open, ...snapshot.recent];
     const ids = new Set(incoming.map((a) => a.id));

@@ -1,6 +1,6 @@
-import type { Ask, ServerEvent } from "@loopback/shared/generated/types";
+import type { Ask } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
-import { EventStream, type StreamState } from "../relay/event-stream";
+import { EventStream, type InboxEvent, type StreamState } from "../relay/event-stream";
 import { RelayClient } from "../relay/relay-client";
 import type { RevisionGap } from "../relay/revision";
 import { AskMirror } from "./ask-mirror";
@@ -71,6 +71,7 @@ export class RelayConnection {
       client,
       signal: controller.signal,
       onEvent: (event) => this.apply(event, client.base),
+      held: (id) => this.mirror.get(id),
       onState: (state) => this.#setStream(state),
     });
     this.#run = { controller, stream };
@@ -85,7 +86,7 @@ export class RelayConnection {
   }
 
   /** Applies one frame from the relay at `base`: storage, badge, notifications. */
-  async apply(event: ServerEvent, base: string): Promise<void> {
+  async apply(event: InboxEvent, base: string): Promise<void> {
     const { notify } = await readSettings();
     if (event.type === "snapshot") {
       const index = await indexItem.getValue();

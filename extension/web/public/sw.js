@@ -24,9 +24,10 @@ self.addEventListener("fetch", (event) => {
 // --- Web Push: the relay's notice of an ask that needs the person (the contract's `PushNotice`) ---
 
 const KIND = { question: "Question", review: "Review", briefing: "Briefing", approval: "Approval" };
-// The contract revision this worker speaks (the inbox's REVISION): approvals exist from 4 on, and a
-// relay hides them from a request that names no revision.
-const REVISION = "4";
+// The contract revision this worker speaks: the inbox's REVISION, written in when the web inbox is
+// built (web.vite.config.ts). Approvals exist from 4 on, and a relay hides them from a request that
+// names no revision.
+const REVISION = "__LOOPBACK_REVISION__";
 
 self.addEventListener("push", (event) => {
   let notice = null;

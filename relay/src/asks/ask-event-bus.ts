@@ -10,7 +10,8 @@ import { askAsOf, stateOf, type AskState } from "../storage/ask-as-of.ts";
 /** Asks whose newest published version is remembered: the most recently published. */
 const REMEMBERED = 100_000;
 
-export type AskListener = (spaceId: string, event: AskEvent) => void;
+/** Hears every change published, with the version of the ask it shows. */
+export type AskListener = (spaceId: string, event: AskEvent, version: number) => void;
 
 export class AskEventBus {
   #listeners = new Set<AskListener>();
@@ -48,7 +49,7 @@ export class AskEventBus {
     // Bounded: an ask not published for this long has no notice of an older version still coming.
     if (this.#shown.size > REMEMBERED) this.#shown.delete(this.#shown.keys().next().value!);
     const event: AskEvent = { type, ask };
-    for (const listener of this.#listeners) listener(spaceId, event);
+    for (const listener of this.#listeners) listener(spaceId, event, version);
   }
 
   /**

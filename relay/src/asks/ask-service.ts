@@ -3,6 +3,7 @@
 import type {
   ApprovalInput,
   Ask,
+  AskSummary,
   AskPage,
   Block,
   BriefingAnswerInput,
@@ -31,11 +32,17 @@ import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import { hashSecret, newId } from "../ids.ts";
 import { parseShape } from "../parse-shape.ts";
-import type { AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
+import type { AskHead, AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
+import { SummaryCache } from "./summary-cache.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
 
 export const RECENT_CLOSED = 50;
+/** Asks read from the store at once while a snapshot is made: what it holds at most besides summaries. */
+const SNAPSHOT_PAGE = 10;
+/** The newest open asks a snapshot carries whole, so the first opens at once: at most this many, and this many bytes of them. */
+const SNAPSHOT_WHOLE_ASKS = 3;
+const SNAPSHOT_WHOLE_BYTES = 1024 * 1024;
 export const DEFAULT_PAGE = 20;
 
 export type OpenInput =
@@ -80,6 +87,9 @@ export interface Opened {
 export type CallRecordOf = (askId: string, fromTurn: number) => CallRow;
 
 export class AskService {
+  /** Summaries as last read, so a snapshot reads the bodies only of asks that changed since. */
+  private summaries = new SummaryCache();
+
   constructor(
     private store: AskRecords,
     private uploads: UploadService,
@@ -90,7 +100,13 @@ export class AskService {
     private reclaimMs: number,
     /** Open asks one token, and one space, may have at once. */
     private caps: { maxOpenAsksPerToken: number; maxOpenAsksPerSpace: number } = { maxOpenAsksPerToken: Infinity, maxOpenAsksPerSpace: Infinity },
-  ) {}
+  ) {
+    // Every change published is summarized as it goes out, so a snapshot after it reads no body.
+    bus.listen((_spaceId, event, version) => void this.summaries.remember(event.ask, version));
+    // Changes may have been missed, or the database restored to an older copy: the next snapshot
+    // reads the asks it lists from the store, as it reads everything else then.
+    bus.onResync(() => this.summaries.clear());
+  }
 
   // --- reading ------------------------------------------------------------------------------------
 
@@ -106,9 +122,78 @@ export class AskService {
     return this.withWaiting((await this.load(caller, askId)).ask);
   }
 
+  /**
+   * What an inbox starts from: every open ask and the most recently closed, summarized, and the
+   * newest few open asks whole. Only the asks whose summary is not current here are read whole, a
+   * page at a time; the rest of the snapshot reads no body at all.
+   */
   async snapshot(caller: Caller): Promise<Snapshot> {
-    const [open, recent] = await Promise.all([this.store.listOpen(caller.spaceId), this.store.listClosed(caller.spaceId, RECENT_CLOSED)]);
-    return { open: open.map((a) => this.withWaiting(a)), recent: recent.map((a) => this.withWaiting(a)) };
+    const heads = await this.store.listHeads(caller.spaceId, RECENT_CLOSED);
+    const summaries = new Map<string, AskSummary>();
+    for (const h of [...heads.open, ...heads.recent]) {
+      const known = this.summaries.get(h.id, h.version);
+      if (known) summaries.set(h.id, known);
+    }
+    const wholeIds = heads.open.slice(0, SNAPSHOT_WHOLE_ASKS).map((h) => h.id);
+    const toRead = [...new Set([...wholeIds, ...[...heads.open, ...heads.recent].filter((h) => !summaries.has(h.id)).map((h) => h.id)])];
+    const whole = new Map<string, Ask>();
+    for (let i = 0; i < toRead.length; i += SNAPSHOT_PAGE) {
+      for (const { ask, version } of await this.store.listByIds(toRead.slice(i, i + SNAPSHOT_PAGE))) {
+        summaries.set(ask.id, this.summaries.remember(ask, version));
+        if (wholeIds.includes(ask.id)) whole.set(ask.id, ask);
+      }
+    }
+    let wholeBytes = 0;
+    const first = wholeIds.flatMap((id) => {
+      const ask = whole.get(id);
+      if (!ask) return [];
+      wholeBytes += JSON.stringify(ask).length;
+      return wholeBytes <= SNAPSHOT_WHOLE_BYTES ? [this.withWaiting(ask)] : [];
+    });
+    const listed = (list: AskHead[]) => list.flatMap((h) => (summaries.has(h.id) ? [{ ...summaries.get(h.id)!, waiting: this.waiting.isFollowed(h.id) }] : []));
+    return { open: listed(heads.open), recent: listed(heads.recent), whole: first };
+  }
+
+  /**
+   * The snapshot as revisions up to 3 read it, every ask whole: open asks newest first, then the
+   * most recently closed, until `maxBytes` of them (as JSON). A reader finds any left out by its id.
+   */
+  async wholeSnapshot(caller: Caller, maxBytes: number): Promise<{ open: Ask[]; recent: Ask[] }> {
+    const snapshot: { open: Ask[]; recent: Ask[] } = { open: [], recent: [] };
+    let bytes = 0;
+    const fits = (ask: Ask) => {
+      const size = JSON.stringify(ask).length;
+      if (bytes + size > maxBytes) return false;
+      bytes += size;
+      return true;
+    };
+    for await (const ask of this.eachOpen(caller.spaceId)) if (fits(ask)) snapshot.open.push(ask);
+    for await (const ask of this.eachRecent(caller.spaceId)) if (fits(ask)) snapshot.recent.push(ask);
+    return snapshot;
+  }
+
+  /** A space's open asks, newest first, read from the store a page at a time. */
+  private async *eachOpen(spaceId: string): AsyncGenerator<Ask> {
+    let after: { createdAt: string; id: string } | undefined;
+    for (;;) {
+      const page = await this.store.listOpen(spaceId, SNAPSHOT_PAGE, after);
+      for (const ask of page) yield this.withWaiting(ask);
+      if (page.length < SNAPSHOT_PAGE) return;
+      const last = page.at(-1)!;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+  }
+
+  /** A space's most recently closed asks, newest first, read a page at a time. */
+  private async *eachRecent(spaceId: string): AsyncGenerator<Ask> {
+    let before: string | undefined;
+    for (let left = RECENT_CLOSED; left > 0; ) {
+      const page = await this.store.listClosed(spaceId, Math.min(SNAPSHOT_PAGE, left), before);
+      for (const ask of page) yield this.withWaiting(ask);
+      left -= page.length;
+      if (page.length < SNAPSHOT_PAGE) return;
+      before = page.at(-1)!.closedAt;
+    }
   }
 
   async history(caller: Caller, limit = DEFAULT_PAGE, before?: string): Promise<AskPage> {

@@ -88,8 +88,16 @@ export class CachedAsks implements AskRecords {
     return this.inner.findResumable(spaceId, fingerprint, reclaimSince);
   }
 
-  listOpen(spaceId: string): Promise<Ask[]> {
-    return this.inner.listOpen(spaceId);
+  listOpen(spaceId: string, limit?: number, after?: { createdAt: string; id: string }): Promise<Ask[]> {
+    return this.inner.listOpen(spaceId, limit, after);
+  }
+
+  listHeads(spaceId: string, recent: number) {
+    return this.inner.listHeads(spaceId, recent);
+  }
+
+  listByIds(ids: string[]): Promise<{ ask: Ask; version: number }[]> {
+    return this.inner.listByIds(ids);
   }
 
   listClosed(spaceId: string, limit: number, before?: string): Promise<Ask[]> {

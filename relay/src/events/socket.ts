@@ -2,7 +2,7 @@
 // Fan-out uses Bun's native topics, one per space, so a change is serialized once however many
 // inboxes are open, and a consumer too slow to keep up is closed rather than buffered for.
 import type { Server, ServerWebSocket, WebSocketHandler } from "bun";
-import type { AskEvent, SnapshotEvent } from "@loopback/shared/generated/types";
+import type { AskEvent } from "@loopback/shared/generated/types";
 import { REVISIONS } from "@loopback/shared/generated/revision";
 import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
@@ -12,7 +12,7 @@ import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { clientRevision } from "../http/revision-headers.ts";
 import type { Relay } from "../relay.ts";
-import { downgradeEvent } from "../revisions/downgrade.ts";
+import { downgradeEvent, snapshotFor } from "../revisions/downgrade.ts";
 import { log } from "../logging/log.ts";
 
 /** Clients send small keepalive frames (an MV3 worker lives on messages); anything bigger is abuse. */
@@ -34,8 +34,11 @@ export interface SocketData {
   frames: { count: number; since: number };
   /** Its token was revoked: it is closing, and nothing more is sent to it. */
   revoked?: boolean;
-  /** Until its snapshot is out: the changes held for it meanwhile, and how to stop holding them. */
-  pending?: { held: AskEvent[]; stop: () => void; flushing: boolean };
+  /**
+   * Until its snapshot and what was held behind it are out: the changes held meanwhile, how to stop
+   * holding them, and whether the snapshot is out (nothing held may go before it).
+   */
+  pending?: { held: AskEvent[]; stop: () => void; flushing: boolean; out: boolean };
 }
 
 // One topic per space and revision, so a change is serialized once per revision some inbox reads.
@@ -138,21 +141,26 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
         ws.close(1013, "too far behind: reconnect for a fresh snapshot");
       }
     });
-    ws.data.pending = { held, stop, flushing: false };
+    const pending = { held, stop, flushing: false, out: false };
+    ws.data.pending = pending;
     const readSnapshot = async () => {
-      const snapshot = await relay.asks.snapshot(caller);
+      const snapshot = await snapshotFor(relay.asks, caller, revision);
       await relay.revocations.beforeSending();
       return snapshot;
     };
     readSnapshot().then(
       (snapshot) => {
+        // A later snapshot (a resync) was begun meanwhile: this one, read earlier, may be older than
+        // what that one's held changes say, and must not follow them.
+        if (ws.data.pending !== pending) return;
         if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return stop();
-        const first: SnapshotEvent = { type: "snapshot", snapshot };
-        ws.send(JSON.stringify(downgradeEvent(first, revision)));
+        ws.send(JSON.stringify({ type: "snapshot", snapshot }));
+        pending.out = true;
         void flush(ws);
       },
       (e) => {
         stop();
+        if (ws.data.pending !== pending) return;
         if (!(e instanceof LoopbackProblem && e.code === "database.unreachable")) log("events").warn("could not read the snapshot for an event socket", { error: e });
         // The inbox reconnects and reads its snapshot then.
         ws.close(1011, "could not read the inbox");
@@ -199,16 +207,16 @@ export function eventSocket(relay: Relay, server: () => Server<SocketData>): Web
    */
   async function flush(ws: ServerWebSocket<SocketData>): Promise<void> {
     const pending = ws.data.pending;
-    if (!pending || pending.flushing) return;
+    if (!pending || !pending.out || pending.flushing) return;
     pending.flushing = true;
     try {
       await relay.revocations.beforeSending();
       while (pending.held.length && ws.getBufferedAmount() < FLUSH_BELOW_BYTES) {
-        if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
+        if (ws.readyState !== WebSocket.OPEN || ws.data.revoked || ws.data.pending !== pending) return;
         const frame = downgradeEvent(pending.held.shift()!, ws.data.revision);
         if (frame) ws.send(JSON.stringify(frame));
       }
-      if (ws.readyState !== WebSocket.OPEN || ws.data.revoked) return;
+      if (ws.readyState !== WebSocket.OPEN || ws.data.revoked || ws.data.pending !== pending) return;
       if (pending.held.length || ws.getBufferedAmount() > 0) {
         setTimeout(() => void flush(ws), FLUSH_RETRY_MS);
         return;

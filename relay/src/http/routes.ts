@@ -8,7 +8,7 @@ import type { Relay } from "../relay.ts";
 import { assertPerson } from "../auth/who-sees-an-ask.ts";
 import { readCappedBody } from "../read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
-import { downgradeAsk, downgradePage, downgradeSnapshot, isShownTo } from "../revisions/downgrade.ts";
+import { downgradeAsk, downgradePage, isShownTo, snapshotFor } from "../revisions/downgrade.ts";
 import { assertNotNewer, clientRevision, revisionHeaders } from "./revision-headers.ts";
 import { REVISION } from "@loopback/shared/generated/revision";
 
@@ -88,7 +88,7 @@ export function apiRoutes(relay: Relay, addressOf: (request: Request) => string)
       return { space: c.spaceName, actor: c.person };
     }),
     route("POST", "/events/tickets", async ({ request }) => created(await relay.tickets.issue(await person(request), clientRevision(request)))),
-    route("GET", "/snapshot", async ({ request }) => downgradeSnapshot(await relay.asks.snapshot(await person(request)), clientRevision(request))),
+    route("GET", "/snapshot", async ({ request }) => snapshotFor(relay.asks, await person(request), clientRevision(request))),
     route("GET", "/asks", async ({ request, query }) => {
       const c = await person(request);
       const limit = query.has("limit") ? v.safeParse(Limit, query.get("limit")) : undefined;

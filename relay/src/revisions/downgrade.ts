@@ -1,6 +1,8 @@
 // What this relay writes, in the shape of the older revision a client names: newer fields it could
 // not read are folded into words it can (docs/design/versioned-messages.md, "Serving older clients").
-import type { Ask, AskPage, Entry, Reply, ReviewAsk, ServerEvent, Snapshot } from "@loopback/shared/generated/types";
+import type { Ask, AskEvent, AskPage, Entry, Reply, ReviewAsk, Snapshot } from "@loopback/shared/generated/types";
+import type { AskService } from "../asks/ask-service.ts";
+import type { Caller } from "../auth/gate.ts";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { foldComments } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";
@@ -35,14 +37,29 @@ export function downgradeAsk(ask: Ask, revision: string): Ask {
 
 const downgradeAll = (asks: Ask[], revision: string): Ask[] => asks.filter((a) => isShownTo(a, revision)).map((a) => downgradeAsk(a, revision));
 
-export const downgradeSnapshot = (s: Snapshot, revision: string): Snapshot =>
-  revision === REVISION ? s : { open: downgradeAll(s.open, revision), recent: downgradeAll(s.recent, revision) };
+/** The snapshot of revisions up to 3: every ask whole. */
+export interface WholeSnapshot {
+  open: Ask[];
+  recent: Ask[];
+}
+
+/** How much of the space a snapshot of revisions up to 3 carries, as JSON; any ask beyond is read by its id. */
+export const WHOLE_SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The snapshot as a reader of `revision` reads it: summaries and the newest few asks whole from
+ * revision 4, every ask whole (within `WHOLE_SNAPSHOT_MAX_BYTES`) before it.
+ */
+export async function snapshotFor(asks: AskService, caller: Caller, revision: string): Promise<Snapshot | WholeSnapshot> {
+  if (Number(revision) >= 5) return asks.snapshot(caller);
+  const s = await asks.wholeSnapshot(caller, WHOLE_SNAPSHOT_MAX_BYTES);
+  return { open: downgradeAll(s.open, revision), recent: downgradeAll(s.recent, revision) };
+}
 
 export const downgradePage = (page: AskPage, revision: string): AskPage =>
   revision === REVISION ? page : { ...page, items: downgradeAll(page.items, revision) };
 
 /** The frame as a reader of `revision` reads it, or nothing for a change to an ask it is not shown. */
-export function downgradeEvent(event: ServerEvent, revision: string): ServerEvent | undefined {
-  if (event.type === "snapshot") return { ...event, snapshot: downgradeSnapshot(event.snapshot, revision) };
+export function downgradeEvent(event: AskEvent, revision: string): AskEvent | undefined {
   return isShownTo(event.ask, revision) ? { ...event, ask: downgradeAsk(event.ask, revision) } : undefined;
 }

@@ -60,9 +60,19 @@ export interface AskRecords {
    */
   findResumable(spaceId: string, fingerprint: string, reclaimSince: string): Promise<{ stored: VersionedAsk; reclaimed: boolean } | undefined>;
   /** Every open ask of a space, newest first. */
-  listOpen(spaceId: string): Promise<Ask[]>;
+  listOpen(spaceId: string, limit?: number, after?: { createdAt: string; id: string }): Promise<Ask[]>;
+  /** Which asks a snapshot lists, without their bodies: every open ask newest first, then the `recent` most recently closed. */
+  listHeads(spaceId: string, recent: number): Promise<{ open: AskHead[]; recent: AskHead[] }>;
+  /** The asks of these ids, whole, in no particular order. */
+  listByIds(ids: string[]): Promise<{ ask: Ask; version: number }[]>;
   /** Closed asks of a space, most recently closed first, closed before `before` when given. */
   listClosed(spaceId: string, limit: number, before?: string): Promise<Ask[]>;
+}
+
+/** An ask's id and how many times it changed: enough to tell whether a summary of it is current. */
+export interface AskHead {
+  id: string;
+  version: number;
 }
 
 export interface TokenListing {

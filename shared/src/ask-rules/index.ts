@@ -14,5 +14,6 @@ export * from "./number-briefing.ts";
 export * from "./open-ask.ts";
 export * from "./permission-decision.ts";
 export * from "./size.ts";
+export * from "./summarize.ts";
 export * from "./touches.ts";
 export * from "./whose-move.ts";

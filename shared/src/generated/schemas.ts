@@ -155,6 +155,15 @@ export const AskKind = v.picklist(["question","review","briefing","approval"]);
 /** A page of closed asks, newest first. */
 export const AskPage = v.strictObject({ items: v.array(Ask), nextBefore: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
 
+/** The last reply a person gave an ask, as a list row names it: its outcome and, for an answer, what was said. */
+export const ReplySummary = v.strictObject({ outcome: v.picklist(["answered","approved","changes_requested","follow_up","responded","dismissed","allowed","denied"]), said: v.optional(v.string()) });
+
+/**
+ * What an inbox's list row shows of an ask, without its body: a snapshot lists asks so, and an inbox
+ * reads an ask whole (`GET /asks/{id}`) when it is opened.
+ */
+export const AskSummary = v.strictObject({ id: v.string(), kind: AskKind, status: AskStatus, waiting: v.boolean(), project: v.optional(v.string()), client: v.optional(v.string()), raisedBy: v.optional(Actor), title: v.string(), revises: v.optional(v.string()), lastReply: v.optional(ReplySummary), createdAt: v.pipe(v.string(), v.isoTimestamp()), updatedAt: v.pipe(v.string(), v.isoTimestamp()), closedAt: v.optional(v.pipe(v.string(), v.isoTimestamp())) });
+
 /** One point of a briefing: a line the person sees folded, and what opens beneath it. */
 export const BriefingPoint = v.strictObject({ title: v.pipe(v.string(), v.minLength(1), v.maxLength(200)), detail: v.optional(v.string()), content: v.optional(v.array(Block)) });
 
@@ -238,7 +247,7 @@ export const PushKeys = v.strictObject({ p256dh: v.pipe(v.string(), v.minLength(
 export const PushNotice = v.strictObject({ askId: v.string(), kind: AskKind, project: v.optional(v.string()), reason: v.picklist(["opened","answered"]), title: v.string(), options: v.optional(v.array(v.string())), url: v.string() });
 
 /** A browser that wants pushes: its subscription as the browser made it, and a name to list it by. */
-export const PushSubscriptionInput = v.strictObject({ endpoint: v.pipe(v.string(), v.minLength(1), v.maxLength(2048)), keys: PushKeys, name: v.pipe(v.string(), v.minLength(1), v.maxLength(80)), loudness: v.optional(Loudness) });
+export const PushSubscriptionInput = v.strictObject({ endpoint: v.pipe(v.string(), v.minLength(1), v.maxLength(2048)), keys: PushKeys, name: v.pipe(v.string(), v.minLength(1), v.maxLength(80)), loudness: v.optional(Loudness), expirationTime: v.optional(v.union([v.pipe(v.number(), v.finite(), v.minValue(0)), v.null()])) });
 
 /**
  * A question for the person, with optional choices. They may always answer in their own words. All
@@ -259,10 +268,10 @@ export const ReviewInput = v.strictObject({ title: v.pipe(v.string(), v.minLengt
  * Never edit a revision that has shipped; `revisions/` holds each one frozen, and a test fails when
  * the contract no longer emits it unchanged. See docs/design/versioned-messages.md.
  */
-export const Revisions = v.picklist(["1","2","3","4"]);
+export const Revisions = v.picklist(["1","2","3","4","5"]);
 
 /** Open asks, newest first, and the most recently closed. */
-export const Snapshot = v.strictObject({ open: v.array(Ask), recent: v.array(Ask) });
+export const Snapshot = v.strictObject({ open: v.array(AskSummary), recent: v.array(AskSummary), whole: v.array(Ask) });
 
 /** The first frame on the event socket, and the state to start from. */
 export const SnapshotEvent = v.strictObject({ type: v.literal("snapshot"), snapshot: Snapshot });

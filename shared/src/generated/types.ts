@@ -143,6 +143,29 @@ export interface AskPage {
 /** Where an ask stands. While it is open, it is either the person's move or the agent's. */
 export type AskStatus = "awaiting_human" | "awaiting_agent" | "closed";
 
+/**
+ * What an inbox's list row shows of an ask, without its body: a snapshot lists asks so, and an inbox
+ * reads an ask whole (`GET /asks/{id}`) when it is opened.
+ */
+export interface AskSummary {
+  id: string;
+  kind: AskKind;
+  status: AskStatus;
+  waiting: boolean;
+  project?: string;
+  client?: string;
+  raisedBy?: Actor;
+  /** The line the ask is known by, as inline markdown: a review's or briefing's title, a question's first line (cut to 200 characters), an approval's tool and what it touches. */
+  title: string;
+  /** The id of the review this one revises. */
+  revises?: string;
+  /** The last reply the person gave, when there is one. */
+  lastReply?: ReplySummary;
+  createdAt: string;
+  updatedAt: string;
+  closedAt?: string;
+}
+
 /** One piece of what is shown to the person. */
 export type Block = MarkdownBlock | CodeBlock | DiffBlock | ImageBlock;
 
@@ -506,6 +529,12 @@ export interface PushSubscriptionInput {
   /** How the person will know the device in a list, such as `Pixel 9 · Chrome`. */
   name: string;
   loudness?: Loudness;
+  /**
+   * When the subscription lapses, in epoch milliseconds, or null when it does not: as
+   * `PushSubscription.toJSON()` gives it. Accepted and not kept: a lapsed subscription's push service
+   * answers 404 or 410, and the device is then removed.
+   */
+  expirationTime?: number | null;
 }
 
 /** A question an agent asked. */
@@ -572,6 +601,13 @@ export interface QuietHours {
  * leaves any point unresolved. Every other reply closes the ask.
  */
 export type Reply = Answered | Approved | ChangesRequested | FollowUp | Dismissed | Responded | Allowed | Denied;
+
+/** The last reply a person gave an ask, as a list row names it: its outcome and, for an answer, what was said. */
+export interface ReplySummary {
+  outcome: "answered" | "approved" | "changes_requested" | "follow_up" | "responded" | "dismissed" | "allowed" | "denied";
+  /** The choices picked, else the first words of the text, cut to 40 characters. */
+  said?: string;
+}
 
 /**
  * Replies on the points of a briefing. The agent answers every point written on and left unresolved;
@@ -656,15 +692,22 @@ export interface ReviewPrompt {
  * Never edit a revision that has shipped; `revisions/` holds each one frozen, and a test fails when
  * the contract no longer emits it unchanged. See docs/design/versioned-messages.md.
  */
-export type Revisions = "1" | "2" | "3" | "4";
+export type Revisions = "1" | "2" | "3" | "4" | "5";
 
 /** A frame on the event socket. */
 export type ServerEvent = SnapshotEvent | AskEvent;
 
 /** Open asks, newest first, and the most recently closed. */
 export interface Snapshot {
-  open: Ask[];
-  recent: Ask[];
+  open: AskSummary[];
+  recent: AskSummary[];
+  /**
+   * The newest open asks whole, at most 3 and 1 MiB of them, so the first one opens without a round
+   * trip; any other is read by `GET /asks/{id}` when it is opened. (Up to revision 4, `open` and
+   * `recent` carry asks whole, newest open first, until 8 MiB of them; an older reader reads any
+   * beyond that by its id.)
+   */
+  whole: Ask[];
 }
 
 /** The first frame on the event socket, and the state to start from. */

@@ -1,13 +1,13 @@
 // Asks in the store: the opening as one row, each later turn as a row of `entries`. A change is decided
 // on the version the writer read and commits only while the ask is still at it (compare-and-set on
 // `asks.version`), so two writers on two replicas resolve as one winner and one "not your turn".
-import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, or, sql } from "drizzle-orm";
 import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../sqlite/schema.ts";
-import type { AppendOutcome, AskChange, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
+import type { AppendOutcome, AskChange, AskHead, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
 import { stateOf } from "../ask-as-of.ts";
 
@@ -196,13 +196,16 @@ export class SqlAskRecords implements AskRecords {
     return undefined;
   }
 
-  async listOpen(spaceId: string): Promise<Ask[]> {
+  async listOpen(spaceId: string, limit?: number, after?: { createdAt: string; id: string }): Promise<Ask[]> {
     const { db, t } = this.d;
-    const rows = await db
+    // Keyset paging on (createdAt, id): asks opened in the same millisecond are neither skipped nor repeated.
+    const beyond = after ? or(lt(t.asks.createdAt, after.createdAt), and(eq(t.asks.createdAt, after.createdAt), lt(t.asks.id, after.id))) : undefined;
+    const query = db
       .select()
       .from(t.asks)
-      .where(and(eq(t.asks.spaceId, spaceId), ne(t.asks.status, "closed")))
-      .orderBy(desc(t.asks.createdAt));
+      .where(and(eq(t.asks.spaceId, spaceId), ne(t.asks.status, "closed"), beyond))
+      .orderBy(desc(t.asks.createdAt), desc(t.asks.id));
+    const rows = limit === undefined ? await query : await query.limit(limit);
     return this.withThreads(rows);
   }
 
@@ -215,6 +218,24 @@ export class SqlAskRecords implements AskRecords {
       .orderBy(desc(t.asks.closedAt))
       .limit(limit);
     return this.withThreads(rows);
+  }
+
+  async listHeads(spaceId: string, recent: number): Promise<{ open: AskHead[]; recent: AskHead[] }> {
+    const { db, t } = this.d;
+    const head = { id: t.asks.id, version: t.asks.version };
+    const [open, closed] = await Promise.all([
+      db.select(head).from(t.asks).where(and(eq(t.asks.spaceId, spaceId), ne(t.asks.status, "closed"))).orderBy(desc(t.asks.createdAt), desc(t.asks.id)),
+      db.select(head).from(t.asks).where(and(eq(t.asks.spaceId, spaceId), isNotNull(t.asks.closedAt))).orderBy(desc(t.asks.closedAt)).limit(recent),
+    ]);
+    return { open, recent: closed };
+  }
+
+  async listByIds(ids: string[]): Promise<{ ask: Ask; version: number }[]> {
+    const { db, t } = this.d;
+    const rows: AskRow[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_QUERY) rows.push(...(await db.select().from(t.asks).where(inArray(t.asks.id, ids.slice(i, i + IDS_PER_QUERY)))));
+    const asks = await this.withThreads(rows);
+    return asks.map((ask, i) => ({ ask, version: rows[i]!.version }));
   }
 
   private async withThreads(rows: AskRow[]): Promise<Ask[]> {
