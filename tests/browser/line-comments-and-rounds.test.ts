@@ -68,7 +68,7 @@ function diffRow(page: Page, side: "old" | "new", line: number): Locator {
 async function write(page: Page, words: string, close: "Done" | "Escape") {
   const box = page.locator("[data-comment=draft] textarea");
   await box.waitFor({ timeout: STEP_MS });
-  await expect(box.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+  expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
   await page.keyboard.type(words);
   if (close === "Done") await page.locator("[data-comment=draft]").getByRole("button", { name: "Done" }).click();
   else await page.keyboard.press("Escape");
@@ -109,12 +109,12 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
 
   // Each shows inline beneath its own line, and the count stands beside the verdict.
   const beneath = (row: Locator) => row.evaluate((tr) => tr.nextElementSibling?.querySelector(".body")?.textContent ?? null);
-  await expect(beneath(diffRow(page, "new", 3))).resolves.toBe("SIZE of what? Name the unit.");
-  await expect(beneath(diffRow(page, "old", 2))).resolves.toBe("Seconds were the bug, good.");
+  expect(await beneath(diffRow(page, "new", 3))).toBe("SIZE of what? Name the unit.");
+  expect(await beneath(diffRow(page, "old", 2))).toBe("Seconds were the bug, good.");
   // Markdown rendered as the rest, what looks like HTML shown as typed.
-  await expect(beneath(diffRow(page, "new", 5))).resolves.toBe("<img src=x onerror=alert(1)> store needs a bound.");
+  expect(await beneath(diffRow(page, "new", 5))).toBe("<img src=x onerror=alert(1)> store needs a bound.");
   expect(await page.locator("[data-block=diff] img").count()).toBe(0);
-  await expect(page.locator("[data-pending-comments]").getAttribute("data-pending-comments")).resolves.toBe("4");
+  expect(await page.locator("[data-pending-comments]").getAttribute("data-pending-comments")).toBe("4");
   // Editable until sent: the code comment is opened again and changed.
   await page.locator("[data-block=code] [data-comment=draft]").getByRole("button", { name: "Edit" }).click();
   await page.keyboard.press("End");
@@ -156,7 +156,7 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
     { line: "2", text: "Prefix the key. With the kind.", beside: "- return page;" },
   ]);
   // The changes show what replaced the commented line.
-  await expect(changes.locator("[data-change=changed]").nth(0).evaluate((el) => el.textContent!.replace(/\s+/g, " "))).resolves.toContain("+ export const MAX_ENTRIES = 100;");
+  expect(await changes.locator("[data-change=changed]").nth(0).evaluate((el) => el.textContent!.replace(/\s+/g, " "))).toContain("+ export const MAX_ENTRIES = 100;");
 
   await verdict(page, /Approve/, press);
   expect((await second).reply).toEqual({ outcome: "approved" });
