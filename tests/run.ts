@@ -66,6 +66,7 @@ const STEPS: Step[] = [
   { name: "storage: both stores, replicas on PostgreSQL", cmd: ["bun", "test", "tests/storage"], counts: bunCounts },
   { name: "relay: REST, socket, uploads, storage", cmd: ["bun", "test", "tests/relay"], counts: bunCounts },
   { name: "mcp: tools, waiting, tasks, conformance", cmd: ["bun", "test", "tests/mcp"], counts: bunCounts },
+  { name: "in-process: rules that take time, on a clock the test advances (each on the stores it names)", cmd: ["bun", "test", "tests/in-process"], counts: bunCounts },
   // The trailing slash keeps `bun test`'s path filter from taking tests/faults-pg/ too.
   { name: "faults: crash under load, dropped connections, soak", cmd: ["bun", "test", "tests/faults/"], counts: bunCounts },
   { name: "replicas: several relays on one PostgreSQL behind HAProxy", cmd: ["bun", "test", "tests/replicas"], counts: bunCounts },
@@ -131,7 +132,7 @@ async function run(step: Step): Promise<{ passed: number; failed: number; ok: bo
 // One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
 // (`bun test` runs no exit handlers, so a server a test process starts would outlive it).
 let pg: PostgresServer | undefined;
-const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench") || step.name.startsWith("ship");
+const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("in-process") || step.name.startsWith("bench") || step.name.startsWith("ship");
 
 let passed = 0;
 let failed = 0;
