@@ -11,7 +11,7 @@ describe.each(BOTH_STORES)("on %s", (store) => {
   let s: InProcessScene;
   beforeAll(async () => {
     s = await inProcessScene({ store, env: { LOOPBACK_WAIT_BUDGET_S: String(BUDGET_MS / 1000) } });
-  });
+  }, 30_000);
   afterAll(() => s.dispose());
 
   /** A call expected to wait its whole budget: the clock moves on until it returns. */

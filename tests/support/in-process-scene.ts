@@ -77,6 +77,8 @@ export async function inProcessScene(opts: InProcessOptions = {}): Promise<InPro
     token,
     async dispose() {
       await agent?.close().catch(() => {});
+      // What the last calls set going (who waits on an ask is told a turn later) ends before the store closes.
+      await new Promise((r) => setImmediate(r));
       await running.stop();
       errorListeners.delete(heard);
       rmSync(dataDir, { recursive: true, force: true });
