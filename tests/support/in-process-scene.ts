@@ -13,7 +13,7 @@ import type { Relay } from "../../relay/src/relay.ts";
 import { startServer } from "../../relay/src/server.ts";
 import { Agent } from "./agent.ts";
 import { Person } from "./person.ts";
-import { freshDatabase } from "./relay-process.ts";
+import { freshDatabase, storeRows } from "./relay-process.ts";
 import { TestClock } from "./test-clock.ts";
 
 export type StoreName = "sqlite" | "postgres";
@@ -37,6 +37,8 @@ export interface InProcessScene {
   person: Person;
   agent: Agent;
   agentToken: string;
+  /** Rows of a query (`$1`… for parameters) on the relay's store, as a test inspects it. */
+  rows<T = Record<string, unknown>>(query: string, ...params: (string | number)[]): Promise<T[]>;
   /** Another token of ada's (an agent's with `agent: true`). */
   token(opts?: { agent?: boolean; person?: string }): Promise<string>;
   dispose(): Promise<void>;
@@ -75,6 +77,7 @@ export async function inProcessScene(opts: InProcessOptions = {}): Promise<InPro
     agent,
     agentToken,
     token,
+    rows: (query, ...params) => storeRows({ dataDir, databaseUrl: config.databaseUrl ?? undefined }, query, ...params),
     async dispose() {
       await agent?.close().catch(() => {});
       // What the last calls set going (who waits on an ask is told a turn later) ends before the store closes.
