@@ -71,4 +71,13 @@ describe.each(BOTH_STORES)("on %s", (store) => {
     expect(left.filter((r) => r.stored).length).toBe(1);
     expect(left.filter((r) => !r.stored).map((r) => r.id)).toEqual([unused.uploadId]);
   });
+
+  test("a ticket past its time is 410 upload.expired", async () => {
+    const ticket = await uploadTicket(s.agent);
+    // No later than its time from the relay's now (which steps a millisecond with every stamp).
+    expect(Date.parse(ticket.expiresAt)).toBeLessThanOrEqual(s.clock.nowMs() + DEFAULT_UPLOAD_TTL_S * 1000);
+    await s.clock.advance(DEFAULT_UPLOAD_TTL_S * 1000 + 100);
+    const res = await put(ticket, PNG);
+    expect([res.status, res.body.code]).toEqual([410, "upload.expired"]);
+  });
 });
