@@ -37,14 +37,17 @@ export class Clock {
   steadyWallMs(): number {
     return Math.min(this.wallMs(), this.#startWall + (this.monoMs() - this.#startMono));
   }
-  /** Calls `fn` once, `ms` from now. The timer never keeps the process alive by itself. */
-  after(ms: number, fn: () => void): Timer {
+  /**
+   * Calls `fn` once, `ms` from now. The timer never keeps the process alive by itself. What `fn`
+   * returns (the promise of its work) is for a test's clock to wait on.
+   */
+  after(ms: number, fn: () => unknown): Timer {
     const t = setTimeout(fn, ms);
     t.unref?.();
     return { cancel: () => clearTimeout(t), refresh: () => void t.refresh() };
   }
-  /** Calls `fn` every `ms` until cancelled. The timer never keeps the process alive by itself. */
-  every(ms: number, fn: () => void): Timer {
+  /** Calls `fn` every `ms` until cancelled, as `after` does once. */
+  every(ms: number, fn: () => unknown): Timer {
     const t = setInterval(fn, ms);
     t.unref?.();
     return { cancel: () => clearInterval(t), refresh: () => void t.refresh() };

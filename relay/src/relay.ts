@@ -115,7 +115,7 @@ export class Relay {
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, clock, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
     this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs, () => store.tokensVersion());
-    this.#sweeper = clock.every(Math.max(config.sweepEveryMs, 50), () => void this.sweep().catch((e) => isDatabaseAway(e) || log("storage").warn("sweep failed", { error: e })));
+    this.#sweeper = clock.every(Math.max(config.sweepEveryMs, 50), () => this.sweep().catch((e) => isDatabaseAway(e) || log("storage").warn("sweep failed", { error: e })));
     // Once at start, then daily: a relay restarted more often than daily still keeps to its retention.
     const retain = () => {
       if (!this.#closed) this.#pruning = this.prune().catch((e) => log("storage").warn("retention failed", { error: e }));

@@ -73,11 +73,17 @@ describe.each(BOTH_STORES)("on %s", (store) => {
   });
 
   test("a ticket past its time is 410 upload.expired", async () => {
-    const ticket = await uploadTicket(s.agent);
-    // No later than its time from the relay's now (which steps a millisecond with every stamp).
-    expect(Date.parse(ticket.expiresAt)).toBeLessThanOrEqual(s.clock.nowMs() + DEFAULT_UPLOAD_TTL_S * 1000);
-    await s.clock.advance(DEFAULT_UPLOAD_TTL_S * 1000 + 100);
-    const res = await put(ticket, PNG);
-    expect([res.status, res.body.code]).toEqual([410, "upload.expired"]);
+    // A relay that sweeps daily: the expired ticket is still there to be refused, not swept away meanwhile.
+    const unswept = await inProcessScene({ store, client: { name: "test-agent", version: "1.0.0" }, env: { LOOPBACK_SWEEP_EVERY_S: String(24 * 60 * 60) } });
+    try {
+      const ticket = await uploadTicket(unswept.agent);
+      // No later than its time from the relay's now (which steps a millisecond with every stamp).
+      expect(Date.parse(ticket.expiresAt)).toBeLessThanOrEqual(unswept.clock.nowMs() + DEFAULT_UPLOAD_TTL_S * 1000);
+      await unswept.clock.advance(DEFAULT_UPLOAD_TTL_S * 1000 + 100);
+      const res = await put(ticket, PNG);
+      expect([res.status, res.body.code]).toEqual([410, "upload.expired"]);
+    } finally {
+      await unswept.dispose();
+    }
   });
 });

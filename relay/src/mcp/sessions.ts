@@ -56,7 +56,7 @@ export class Sessions {
     /** The SDK Server a session of this caller answers with. */
     private serve: (caller: Caller) => Server,
   ) {
-    this.#sweeper = services.clock.every(SWEEP_EVERY_MS, () => void this.sweep().catch((e) => log("mcp").warn("session sweep failed", { error: e })));
+    this.#sweeper = services.clock.every(SWEEP_EVERY_MS, () => this.sweep().catch((e) => log("mcp").warn("session sweep failed", { error: e })));
   }
 
   /** The session in memory, or rebuilt from its row, when it belongs to the caller's token. */
