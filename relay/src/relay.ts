@@ -8,7 +8,7 @@ import { CachedAsks } from "./asks/cached-asks.ts";
 import { Gate, type Caller } from "./auth/gate.ts";
 import { RevocationWatch } from "./auth/revocation-watch.ts";
 import { FailureLimiter } from "./limits/failure-limiter.ts";
-import { Clock } from "./clock.ts";
+import { Clock, type Timer } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { AskEventBus } from "./asks/ask-event-bus.ts";
 import { TicketBook } from "./events/tickets.ts";
@@ -36,9 +36,7 @@ import { log } from "./logging/log.ts";
 const authLog = log("auth");
 
 export class Relay {
-  readonly clock = new Clock();
-  /** How long this relay has known each MCP task, so that a wall clock set forward or back moves no task's end. */
-  readonly taskLifetimes = new TaskLifetimes(this.clock);
+  readonly taskLifetimes: TaskLifetimes;
   readonly bus = new AskEventBus();
   readonly gate: Gate;
   readonly asks: AskService;
@@ -51,9 +49,9 @@ export class Relay {
   readonly revocations: RevocationWatch;
   readonly pushDevices: PushDevices;
   readonly push: PushSender;
-  #sweeper: ReturnType<typeof setInterval>;
+  #sweeper: Timer;
   #safetyNet?: ReturnType<typeof setInterval>;
-  #retention: ReturnType<typeof setInterval>;
+  #retention: Timer;
   #pruning?: Promise<unknown>;
   #cached?: CachedAsks;
   #closed = false;
@@ -62,11 +60,14 @@ export class Relay {
   /** Other replicas' changes, one ask at a time in the order they committed. */
   #changes = new Map<string, Promise<void>>();
 
-  /** Opens the store the configuration names, brings it up to date, and starts listening to the other replicas. */
-  static async open(config: Config): Promise<Relay> {
+  /**
+   * Opens the store the configuration names, brings it up to date, and starts listening to the other
+   * replicas. Every duration the relay waits for is measured and waited for on `clock`.
+   */
+  static async open(config: Config, clock = new Clock()): Promise<Relay> {
     const store = await openStore(config);
     try {
-      const relay = new Relay(config, store, await vapidKeys(store.push, new Clock()));
+      const relay = new Relay(config, store, await vapidKeys(store.push, clock), clock);
       // One relay on its file knows every follower in memory; replicas tell each other theirs.
       const elsewhere = store.kind === "postgres" ? new FollowersElsewhere(store.follows, store.replica, (askId) => relay.#publish(askId, "ask.updated")) : undefined;
       if (elsewhere) {
@@ -100,7 +101,10 @@ export class Relay {
     readonly config: Config,
     readonly store: Store,
     readonly pushKeys: VapidKeys,
+    readonly clock: Clock,
   ) {
+    /** How long this relay has known each MCP task, so that a wall clock set forward or back moves no task's end. */
+    this.taskLifetimes = new TaskLifetimes(clock);
     this.gate = new Gate(store, this.clock);
     this.limiter = new FailureLimiter(store.failures);
     this.uploads = new UploadService(store.uploads, this.clock, config);
@@ -109,16 +113,14 @@ export class Relay {
     this.waiting = new Waiting(asks, this.bus, this.clock, { maxPerToken: config.maxWaitingPerToken });
     this.asks = new AskService(asks, this.uploads, this.bus, this.clock, this.waiting, config.reclaimMs, config);
     this.sessions = store.sessions;
-    this.tickets = new TicketBook(store.tickets, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
+    this.tickets = new TicketBook(store.tickets, clock, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
     this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs, () => store.tokensVersion());
-    this.#sweeper = setInterval(() => void this.sweep().catch((e) => isDatabaseAway(e) || log("storage").warn("sweep failed", { error: e })), Math.max(config.sweepEveryMs, 50));
-    this.#sweeper.unref?.();
+    this.#sweeper = clock.every(Math.max(config.sweepEveryMs, 50), () => this.sweep().catch((e) => isDatabaseAway(e) || log("storage").warn("sweep failed", { error: e })));
     // Once at start, then daily: a relay restarted more often than daily still keeps to its retention.
     const retain = () => {
       if (!this.#closed) this.#pruning = this.prune().catch((e) => log("storage").warn("retention failed", { error: e }));
     };
-    this.#retention = setInterval(retain, RETENTION_EVERY_MS);
-    this.#retention.unref?.();
+    this.#retention = clock.every(RETENTION_EVERY_MS, retain);
     setImmediate(retain);
     const destinations = new PushDestinations(config.pushHosts, config.pushDns);
     this.pushDevices = new PushDevices(store.push, this.clock, destinations, config.maxDevicesPerPerson);
@@ -175,12 +177,12 @@ export class Relay {
   async sweep(): Promise<void> {
     await this.tickets.sweep();
     await this.uploads.sweepExpired();
-    await this.limiter.sweep();
+    await this.limiter.sweep(this.clock.wallMs());
   }
 
   /** Deletes closed asks past their retention, and the images only they showed (see upkeep/retention.ts). */
   async prune(): Promise<Pruned> {
-    const pruned = await prune(this.store, this.config.retentionDays);
+    const pruned = await prune(this.store, this.config.retentionDays, this.clock.wallMs());
     this.#cached?.forget(pruned.asks);
     if (pruned.asks.length || pruned.images || pruned.notices) {
       log("storage").info("retention deleted {asks} closed asks, {images} images and {notices} push notices", { asks: pruned.asks.length, images: pruned.images, notices: pruned.notices });
@@ -194,7 +196,7 @@ export class Relay {
       return await this.gate.authenticate(authorization);
     } catch (e) {
       if (e instanceof LoopbackProblem && e.code === "auth.invalid") {
-        const limited = (await this.limiter.refused(address)) === "limited";
+        const limited = (await this.limiter.refused(address, this.clock.wallMs())) === "limited";
         // The address, never the token: a log reader must not be able to try it.
         authLog.warn(limited ? "rate-limited refused tokens from {address}" : "refused a token from {address}", { address, code: limited ? "auth.rate_limited" : e.code });
         if (limited) throw problem("auth.rate_limited");
@@ -205,9 +207,9 @@ export class Relay {
 
   async close(): Promise<void> {
     this.#closed = true;
-    clearInterval(this.#sweeper);
+    this.#sweeper.cancel();
     clearInterval(this.#safetyNet);
-    clearInterval(this.#retention);
+    this.#retention.cancel();
     await this.#pruning;
     this.revocations.stop();
     await this.#listening?.close().catch(() => {});
