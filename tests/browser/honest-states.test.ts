@@ -50,8 +50,8 @@ describe("what the side panel says is true, and nothing written is lost", () => 
     await scene.panel.getByLabel("Reply on point 1.1").fill("Make this one unique.");
     await scene.panel.getByRole("button", { name: "Resolve all" }).click();
     // The words stay, can still be changed, and are counted as going along.
-    await expect(scene.panel.getByLabel("Reply on point 1.1").isEnabled()).resolves.toBe(true);
-    await expect(scene.panel.locator("[data-briefing-summary]").textContent()).resolves.toContain("1 written on");
+    expect(await scene.panel.getByLabel("Reply on point 1.1").isEnabled()).toBe(true);
+    expect(await scene.panel.locator("[data-briefing-summary]").textContent()).toContain("1 written on");
     await scene.panel.getByRole("button", { name: "Send replies" }).click();
     expect((await second).reply).toEqual({
       outcome: "responded",
