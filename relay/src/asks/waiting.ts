@@ -7,11 +7,9 @@ import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import { askSeenBy } from "../auth/who-sees-an-ask.ts";
 import type { Clock, Timer } from "../clock.ts";
-import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
 import { isDatabaseAway } from "../storage/database-reach.ts";
-import { log } from "../logging/log.ts";
 
 export interface FollowOptions {
   /** Ends the wait early, as when the agent cancels or its connection drops. */
@@ -36,6 +34,11 @@ export interface WaitingLimits {
   maxPerToken: number;
 }
 
+/** Where a flip of an ask's `waiting` is told, to be shown to the inboxes (asks/ask-feed.ts). */
+export interface Flips {
+  flipped(askId: string): void;
+}
+
 /** What `waiting` knows of other replicas' followers. */
 export interface Elsewhere {
   has(askId: string): boolean;
@@ -56,7 +59,7 @@ export class Waiting {
 
   constructor(
     private store: AskRecords,
-    private bus: AskEventBus,
+    private flips: Flips,
     private clock: Clock,
     private limits: WaitingLimits,
   ) {
@@ -302,12 +305,7 @@ export class Waiting {
   }
 
   private announce(askId: string): void {
-    void this.store
-      .get(askId)
-      .then((stored) => {
-        if (stored) this.bus.republish(stored.spaceId, this.withWaiting(stored.ask), stored.version);
-      })
-      .catch((e) => isDatabaseAway(e) || log("asks").warn("could not announce who waits on {askId}", { askId, error: e }));
+    this.flips.flipped(askId);
   }
 
   /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */
