@@ -134,13 +134,18 @@ export class AskFeed {
     void this.#elsewhere?.reload().catch((e) => isDatabaseAway(e) || log("replicas").warn("could not read who follows what", { error: e }));
   }
 
+  /** Once every change heard so far is shown (or could not be read). */
+  async settled(): Promise<void> {
+    while (this.#reads.size) await Promise.allSettled([...this.#reads.values()]);
+  }
+
   /** Stops hearing other replicas, and lets the reads under way finish. */
   async close(): Promise<void> {
     clearInterval(this.#safetyNet);
     this.#unlistenBack?.();
     await this.#listening?.close().catch(() => {});
     await this.#elsewhere?.stop();
-    await Promise.allSettled([...this.#reads.values()]);
+    await this.settled();
   }
 
   // --- showing ------------------------------------------------------------------------------------
