@@ -34,15 +34,12 @@ export interface ChangeSource {
   reach?: Pick<DatabaseReach, "onBack">;
 }
 
-/** Who follows which ask on the other replicas, as far as the feed tells it and asks it again. */
-export type Elsewhere = Pick<FollowersElsewhere, "start" | "heard" | "reload" | "stop">;
-
 export class AskFeed {
   /** The newest version shown of each ask, the most recently shown last. */
   #shown = new Map<string, AskState>();
   /** Asks read to be shown, one after another per ask in the order their changes were heard. */
   #reads = new Map<string, Promise<void>>();
-  #elsewhere?: Elsewhere;
+  #elsewhere?: FollowersElsewhere;
   #listening?: { close(): Promise<void> };
   #unlistenBack?: () => void;
   #safetyNet?: ReturnType<typeof setInterval>;
@@ -87,7 +84,7 @@ export class AskFeed {
    * Hears other replicas' changes from `source`; with `elsewhere`, also who follows what there, and
    * every wait reads its ask again now and then in case a notice was lost unnoticed.
    */
-  async listen(source: ChangeSource, elsewhere?: Elsewhere): Promise<void> {
+  async listen(source: ChangeSource, elsewhere?: FollowersElsewhere): Promise<void> {
     if (elsewhere) {
       this.#elsewhere = elsewhere;
       await elsewhere.start();
