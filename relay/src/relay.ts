@@ -5,7 +5,8 @@ import { AskService } from "./asks/ask-service.ts";
 import { Waiting } from "./asks/waiting.ts";
 import { FollowersElsewhere } from "./asks/followers-elsewhere.ts";
 import { CachedAsks } from "./asks/cached-asks.ts";
-import { Gate, type Caller } from "./auth/gate.ts";
+import { Gate } from "./auth/gate.ts";
+import { authenticator, type Authenticate } from "./auth/authenticate.ts";
 import { RevocationWatch } from "./auth/revocation-watch.ts";
 import { FailureLimiter } from "./limits/failure-limiter.ts";
 import { Clock, type Timer } from "./clock.ts";
@@ -21,13 +22,10 @@ import { TaskLifetimes } from "./mcp/task-lifetimes.ts";
 import { openStore } from "./storage/open-store.ts";
 import type { SessionRecords, Store } from "./storage/store.ts";
 import { UploadService } from "./uploads/upload-service.ts";
-import { problem, LoopbackProblem } from "@loopback/shared/problems";
 import { isDatabaseAway } from "./storage/database-reach.ts";
 import { prune, RETENTION_EVERY_MS } from "./upkeep/retention.ts";
 import type { Pruned } from "./storage/store.ts";
 import { log } from "./logging/log.ts";
-
-const authLog = log("auth");
 
 export class Relay {
   readonly taskLifetimes: TaskLifetimes;
@@ -41,6 +39,8 @@ export class Relay {
   readonly uploads: UploadService;
   readonly tickets: TicketBook;
   readonly limiter: FailureLimiter;
+  /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
+  readonly authenticate: Authenticate;
   /** Sockets and MCP sessions register here to be cut off when their token is revoked. */
   readonly revocations: RevocationWatch;
   readonly pushDevices: PushDevices;
@@ -80,6 +80,7 @@ export class Relay {
     this.taskLifetimes = new TaskLifetimes(clock);
     this.gate = new Gate(store, this.clock);
     this.limiter = new FailureLimiter(store.failures);
+    this.authenticate = authenticator(this.gate, this.limiter, clock);
     this.uploads = new UploadService(store.uploads, this.clock, config);
     // One relay on its file is the only writer of asks: they are kept in memory in front of it.
     const asks = store.kind === "sqlite" ? (this.#cached = new CachedAsks(store.asks)) : store.asks;
@@ -117,21 +118,6 @@ export class Relay {
       log("storage").info("retention deleted {asks} closed asks, {images} images and {notices} push notices", { asks: pruned.asks.length, images: pruned.images, notices: pruned.notices });
     }
     return pruned;
-  }
-
-  /** The caller behind an `Authorization` header. A valid token always passes; refused ones from an address that guesses too much get 429. */
-  async authenticate(authorization: string | null, address: string): Promise<Caller> {
-    try {
-      return await this.gate.authenticate(authorization);
-    } catch (e) {
-      if (e instanceof LoopbackProblem && e.code === "auth.invalid") {
-        const limited = (await this.limiter.refused(address, this.clock.wallMs())) === "limited";
-        // The address, never the token: a log reader must not be able to try it.
-        authLog.warn(limited ? "rate-limited refused tokens from {address}" : "refused a token from {address}", { address, code: limited ? "auth.rate_limited" : e.code });
-        if (limited) throw problem("auth.rate_limited");
-      }
-      throw e;
-    }
   }
 
   async close(): Promise<void> {
