@@ -219,9 +219,9 @@ export class AskService {
     this.bus.publish(caller.spaceId, "ask.updated", shown, before.version + 1);
     const delivered = handedOverAt === undefined ? { delivered: before.delivered, deliveredAt: before.deliveredAt } : { delivered: replies, deliveredAt: handedOverAt };
     this.waiting.wake(after.id, { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 });
-    // The writer's answer goes out in the same turn as the woken calls' results: an agent's next turn
-    // takes a round trip to come back, so it never reaches the inbox before the person's own 200 (the
-    // side panel would show that turn with the words just sent still in its draft).
+    // The writer's answer goes out before the woken calls' results: answered first, an agent's next
+    // turn could reach the inbox before the person's own 200, and the side panel would show that turn
+    // with the words just sent still in its draft.
     return shown;
   }
 }
