@@ -44,7 +44,7 @@ test("an ask opened with a fingerprint is found by it, through a cache opened be
   const { caller } = await store.tokens.create({ space: "default", person: "Bea", kind: "agent", tokenId: newId("tok"), hash: newId("tok"), at: new Date().toISOString() });
   const since = new Date(0).toISOString();
   const before = new CachedAsks(store.asks);
-  const fingerprint = hashSecret(`fingerprint ${newId("x")}`);
+  const fingerprint = hashSecret(`fingerprint ${newId("ask")}`);
   const ask = openAsk("question", { question: "Again?", project: "cache" }, { id: newId("ask"), at: new Date().toISOString(), raisedBy: caller.person });
   expect(await before.findResumable(caller.spaceId, fingerprint, since)).toBeUndefined();
   expect(await before.insert(caller.spaceId, ask, fingerprint)).toBe("inserted");
