@@ -27,6 +27,9 @@ class Refused extends Error {
   }
 }
 
+/** A change decided on a version the ask has left, thrown to roll back what was sent with its compare-and-set. */
+class NotYourTurn extends Error {}
+
 /** Bound parameters a query may carry stay well under SQLite's cap with this many ids at once. */
 const IDS_PER_QUERY = 500;
 
@@ -168,17 +171,25 @@ export class SqlAskRecords implements AskRecords {
     const added = after.thread.slice(from);
     const version = before.version + 1;
     const move = { id: after.id, before: before.version, status: after.status, updatedAt: after.updatedAt, closedAt: after.closedAt ?? null, version };
-    return this.d.transaction(async (tx) => {
-      const moved = (
-        handedOverAt === undefined ? await this.#move(tx, move) : await this.#moveHandingOver(tx, { ...move, delivered: replyCount(after), deliveredAt: handedOverAt })
-      ) as unknown[];
-      if (moved.length !== 1) return "not_your_turn";
-      for (const [i, entry] of added.entries()) {
-        await this.#insertEntry(tx, { askId: after.id, seq: from + i, revision: REVISION, author: entry.author, body: JSON.stringify(entry), at: entry.at });
-      }
-      await this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica, ...asLeft(after) });
-      return "appended";
-    });
+    return this.d
+      .transaction(async (tx) => {
+        // Sent together, in order (PostgreSQL pipelines them on the transaction's connection, one
+        // round trip for all): the compare-and-set's answer decides, and when it moved nothing the
+        // turn's rows (and a conflict they ran into) roll back with the transaction.
+        const [moved, ...rest] = await Promise.allSettled([
+          handedOverAt === undefined ? this.#move(tx, move) : this.#moveHandingOver(tx, { ...move, delivered: replyCount(after), deliveredAt: handedOverAt }),
+          ...added.map((entry, i) => this.#insertEntry(tx, { askId: after.id, seq: from + i, revision: REVISION, author: entry.author, body: JSON.stringify(entry), at: entry.at })),
+          this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica, ...asLeft(after) }),
+        ]);
+        if (moved.status === "rejected") throw moved.reason;
+        if ((moved.value as unknown[]).length !== 1) throw new NotYourTurn();
+        for (const r of rest) if (r.status === "rejected") throw r.reason;
+        return "appended" as const;
+      })
+      .catch((e) => {
+        if (e instanceof NotYourTurn) return "not_your_turn" as const;
+        throw e;
+      });
   }
 
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean> {
