@@ -55,6 +55,17 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       expect(last.ask).toEqual(closed);
     });
 
+    test("a reply appended as handed over records it as handed over in the same commit; a lost turn records nothing", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const first = await opened(store, caller);
+      const answered = applyReply(first.ask, { outcome: "answered", selected: ["Yes"] }, person, at(2));
+      expect(await store.asks.append(first, answered, at(3))).toBe("appended");
+      expect(await store.asks.get(first.ask.id)).toEqual({ spaceId: caller.spaceId, ask: answered, delivered: 1, deliveredAt: at(3), version: 1 });
+      expect(await store.asks.append(first, applyReply(first.ask, { outcome: "dismissed" }, person, at(4)), at(5))).toBe("not_your_turn");
+      expect((await store.asks.get(first.ask.id))?.deliveredAt).toBe(at(3));
+    });
+
     test("a change decided on an older version is not the writer's turn, and writes nothing", async () => {
       const { store } = await kind.fresh();
       const caller = await aPerson(store);

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openAsk } from "@loopback/shared/ask-rules/index";
 import { CachedAsks } from "../../relay/src/asks/cached-asks.ts";
-import { newId } from "../../relay/src/ids.ts";
+import { hashSecret, newId } from "../../relay/src/ids.ts";
 import { openSqliteStore } from "../../relay/src/storage/sqlite/store.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "loopback-cache-"));
@@ -38,4 +38,19 @@ test("asks of 250 KiB fill the cache only up to its bytes; the coldest are read 
   expect(first?.ask.id).toBe(ids[0]);
   expect(JSON.stringify(first?.ask)).toContain("Big 0");
   expect(cached.bytes).toBeLessThanOrEqual(maxBytes);
+});
+
+test("an ask opened with a fingerprint is found by it, through a cache opened before or after it was stored", async () => {
+  const { caller } = await store.tokens.create({ space: "default", person: "Bea", kind: "agent", tokenId: newId("tok"), hash: newId("tok"), at: new Date().toISOString() });
+  const since = new Date(0).toISOString();
+  const before = new CachedAsks(store.asks);
+  const fingerprint = hashSecret(`fingerprint ${newId("ask")}`);
+  const ask = openAsk("question", { question: "Again?", project: "cache" }, { id: newId("ask"), at: new Date().toISOString(), raisedBy: caller.person });
+  expect(await before.findResumable(caller.spaceId, fingerprint, since)).toBeUndefined();
+  expect(await before.insert(caller.spaceId, ask, fingerprint)).toBe("inserted");
+  expect((await before.findResumable(caller.spaceId, fingerprint, since))?.stored.ask.id).toBe(ask.id);
+  // A relay started on the file later knows it from the file.
+  const after = new CachedAsks(store.asks);
+  expect((await after.findResumable(caller.spaceId, fingerprint, since))?.stored.ask.id).toBe(ask.id);
+  expect(await after.findResumable(caller.spaceId, hashSecret("another input"), since)).toBeUndefined();
 });

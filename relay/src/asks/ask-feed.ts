@@ -61,15 +61,16 @@ export class AskFeed {
   /**
    * A turn committed here on `before`'s version: shown after that version (whose notice, made
    * elsewhere, may still be coming, and would be dropped once this one is shown), and whoever follows
-   * the ask looks for its reply. Returns the ask as shown.
+   * the ask looks for its reply, in `left` (the ask as the change left it) without reading it again.
+   * Returns the ask as shown.
    */
-  committed(spaceId: string, before: VersionedAsk, after: Ask): Ask {
+  committed(spaceId: string, before: VersionedAsk, after: Ask, left?: VersionedAsk): Ask {
     if ((this.#shown.get(before.ask.id)?.version ?? -1) < before.version) {
       this.#show(spaceId, before.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(before.ask), before.version);
     }
     const shown = this.waiting.withWaiting(after);
     this.#show(spaceId, "ask.updated", shown, before.version + 1);
-    this.waiting.wake(after.id);
+    this.waiting.wake(after.id, left);
     return shown;
   }
 

@@ -24,6 +24,7 @@ import {
   checkOpen,
   checkReplySize,
   openAsk,
+  replyCount,
 } from "@loopback/shared/ask-rules/index";
 import { problem, type LoopbackProblem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
@@ -292,15 +293,20 @@ export class AskService {
    * is refused as not its turn, and nothing of it is stored.
    */
   private async commit(caller: Caller, before: VersionedAsk, after: Ask): Promise<Ask> {
-    if ((await this.store.append(before, after)) === "not_your_turn") {
+    // A reply a call here waits for is recorded as handed over with the reply itself: one durable
+    // transaction instead of two, before the call's result is written.
+    const replies = replyCount(after);
+    const handedOverAt = replies > replyCount(before.ask) && this.waiting.takenHere(after.id) ? this.clock.now() : undefined;
+    if ((await this.store.append(before, after, handedOverAt)) === "not_your_turn") {
       // Said as the ask now is: closed by the write that won, or moved on to another turn.
       const now = await this.store.get(before.ask.id);
       if (now?.ask.status === "closed") throw problem("ask.closed");
       throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     }
+    const delivered = handedOverAt === undefined ? { delivered: before.delivered, deliveredAt: before.deliveredAt } : { delivered: replies, deliveredAt: handedOverAt };
     // The writer's answer goes out before the woken calls' results: answered first, an agent's next
     // turn could reach the inbox before the person's own 200, and the side panel would show that turn
     // with the words just sent still in its draft.
-    return this.feed.committed(caller.spaceId, before, after);
+    return this.feed.committed(caller.spaceId, before, after, { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 });
   }
 }

@@ -1,9 +1,13 @@
 // Which asks an agent is following right now, on this process. Kept in memory only: after a restart
 // nobody is waiting until an agent follows again, which is exactly what `waiting` must say. Other
 // replicas hear of every flip (asks/followers-elsewhere.ts).
+import type { VersionedAsk } from "../storage/store.ts";
+
 export interface Follower {
-  /** Called when the ask changes, so the follower can look for a reply. */
-  wake(): void;
+  /** Called when the ask changes (with it as changed here, when it was), so the follower can look for a reply. */
+  wake(changed?: VersionedAsk): void;
+  /** Whether it takes the person's next reply, once woken: a call that follows, not a hold or a task's lease. */
+  takes?(): boolean;
   /** Called when the relay stops: the wait ends now, and the agent comes back for the reply. */
   release(): void;
 }
@@ -40,8 +44,14 @@ export class Followers {
     return this.#byAsk.has(askId);
   }
 
-  wake(askId: string): void {
-    for (const f of this.#byAsk.get(askId) ?? []) f.wake();
+  wake(askId: string, changed?: VersionedAsk): void {
+    for (const f of this.#byAsk.get(askId) ?? []) f.wake(changed);
+  }
+
+  /** Whether a follower here takes the person's next reply to the ask. */
+  taken(askId: string): boolean {
+    for (const f of this.#byAsk.get(askId) ?? []) if (f.takes?.()) return true;
+    return false;
   }
 
   /** Every follower looks again: changes may have been missed (the store's listener reconnected). */

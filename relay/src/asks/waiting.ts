@@ -114,12 +114,18 @@ export class Waiting {
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
     let stopping = this.#stopping;
+    /** The ask as a change made here left it: the next look reads it from there, not the store. */
+    let known: VersionedAsk | undefined;
     const follower: Follower = {
-      wake: () => wake(),
+      wake: (ask) => {
+        known = ask;
+        wake();
+      },
       release: () => {
         stopping = true;
         wake();
       },
+      takes: () => !stopping && !opts.signal?.aborted,
     };
     const timers: Timer[] = [];
     const onAbort = () => wake();
@@ -139,7 +145,9 @@ export class Waiting {
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
         let reply: Reply | undefined;
         try {
-          reply = await this.take(askId, opts.from, opts.signal);
+          const ask = known;
+          known = undefined;
+          reply = await this.take(askId, opts.from, opts.signal, ask);
           retryMs = 0;
         } catch (e) {
           if (!isDatabaseAway(e)) throw e;
@@ -153,6 +161,9 @@ export class Waiting {
         const waited = this.clock.monoMs() - started;
         if (stopping || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return pending(askId, waited, stopping);
         await changed;
+        // Woken by a change made here: its writer's answer (the person's `200`) goes out in this turn,
+        // and the result after it, on the next (see AskService.commit).
+        if (known) await new Promise((r) => setImmediate(r));
         changed = new Promise<void>((r) => (wake = r));
       }
     } finally {
@@ -233,8 +244,8 @@ export class Waiting {
    * Every follower waiting at the time gets it: two calls on one ask (two agents asking the same, or
    * a call and its retry) both hear the answer, and neither is cut short for the other.
    */
-  private async take(askId: string, from: number, signal?: AbortSignal): Promise<Reply | undefined> {
-    const stored = await this.store.get(askId);
+  private async take(askId: string, from: number, signal?: AbortSignal, known?: VersionedAsk): Promise<Reply | undefined> {
+    const stored = known ?? (await this.store.get(askId));
     // Cancelled while the ask was read: nothing is recorded as handed over.
     if (!stored || signal?.aborted) return undefined;
     const replies = replyCount(stored.ask);
@@ -284,9 +295,17 @@ export class Waiting {
     if (this.followers.remove(askId, held.follower)) this.announce(askId);
   }
 
-  /** The person changed the ask: every follower looks for its reply. */
-  wake(askId: string): void {
-    this.followers.wake(askId);
+  /** The ask changed (here, to `changed`, when given): every follower looks for its reply. */
+  wake(askId: string, changed?: VersionedAsk): void {
+    this.followers.wake(askId, changed);
+  }
+
+  /**
+   * Whether a call here will take the person's next reply to the ask: the change that adds it then
+   * records it as handed over in its own transaction, and the call has nothing left to write.
+   */
+  takenHere(askId: string): boolean {
+    return this.followers.taken(askId);
   }
 
   /** Every follower looks for its reply: changes from other replicas may have been missed. */

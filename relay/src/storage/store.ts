@@ -49,8 +49,10 @@ export interface AskRecords {
   /**
    * Appends `after`'s new turns and moves the ask to its state, in one durable transaction, if the ask
    * is still at `before.version`; otherwise writes nothing and says it was not this writer's turn.
+   * With `handedOverAt` (ISO time), the same transaction records every turn of the person's as handed
+   * over then (`claimDelivery`'s record): a call here waits to take the reply this change adds.
    */
-  append(before: VersionedAsk, after: Ask): Promise<AppendOutcome>;
+  append(before: VersionedAsk, after: Ask, handedOverAt?: string): Promise<AppendOutcome>;
   /** Records the person's turns up to `next` as handed over, if nobody moved the count from `expected`. */
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean>;
   get(id: string): Promise<VersionedAsk | undefined>;
@@ -59,6 +61,8 @@ export interface AskRecords {
    * docs/design/waiting.md): `reclaimed` says its reply was already handed over, since `reclaimSince`.
    */
   findResumable(spaceId: string, fingerprint: string, reclaimSince: string): Promise<{ stored: VersionedAsk; reclaimed: boolean } | undefined>;
+  /** Every fingerprint an ask was stored with, in every space. */
+  fingerprints(): Promise<string[]>;
   /** Every open ask of a space, newest first. */
   listOpen(spaceId: string, limit?: number, after?: { createdAt: string; id: string }): Promise<Ask[]>;
   /** Which asks a snapshot lists, without their bodies: every open ask newest first, then the `recent` most recently closed. */

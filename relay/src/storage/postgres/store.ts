@@ -69,12 +69,17 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   const inner = db as unknown as { dialect: never; session: { schema: never; options: never } };
   const onConnection = (connection: postgres.ReservedSql) =>
     new PostgresJsTransaction(inner.dialect, new PostgresJsSession(connection as never, inner.dialect, inner.session.schema, inner.session.options), inner.session.schema) as unknown as Query;
-  const inTransaction = async <T>(fn: (tx: Query) => Promise<T>): Promise<T> => {
+  const inTransaction = async <T>(fn: (tx: Query) => Promise<T>, opening: string[] = []): Promise<T> => {
     const reserved = await client.reserve();
     try {
-      await reserved`begin`;
+      // Sent at once, and what the transaction sends next follows on the same connection without
+      // waiting for their answers (postgres.js pipelines): no round trip of their own. Their failure
+      // is thrown before the commit.
+      const begun = Promise.all(["begin", ...opening].map((text) => reserved.unsafe(text).execute()));
+      begun.catch(() => {});
       try {
         const result = await fn(onConnection(reserved));
+        await begun;
         await reserved`commit`;
         return result;
       } catch (e) {
@@ -90,14 +95,10 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     db: q,
     t: pgSchema as unknown as typeof schema,
     write: (fn) => fn(q),
-    withoutWaitingForDisk: (fn) =>
-      inTransaction(async (tx) => {
-        // This transaction's commit returns before its WAL is flushed; every other commit waits for it.
-        await (tx as unknown as typeof db).execute(sql`set local synchronous_commit = off`);
-        return fn(tx);
-      }),
+    // This transaction's commit returns before its WAL is flushed; every other commit waits for it.
+    withoutWaitingForDisk: (fn) => inTransaction(fn, ["set local synchronous_commit = off"]),
     statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
-    transaction: inTransaction,
+    transaction: (fn) => inTransaction(fn),
     lock: async (tx, key) => {
       await (tx as unknown as typeof db).execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
     },

@@ -27,19 +27,22 @@ class Refused extends Error {
   }
 }
 
+/** A change decided on a version the ask has left, thrown to roll back what was sent with its compare-and-set. */
+class NotYourTurn extends Error {}
+
 /** Bound parameters a query may carry stay well under SQLite's cap with this many ids at once. */
 const IDS_PER_QUERY = 500;
 
 export class SqlAskRecords implements AskRecords {
-  #byId;
+  #withThread;
   #threadOf;
-  #versionOf;
   #byFingerprint;
   #insertAsk;
   #insertCall;
   #openCounts;
   #insertEntry;
   #move;
+  #moveHandingOver;
   #claim;
 
   constructor(
@@ -49,9 +52,12 @@ export class SqlAskRecords implements AskRecords {
     const { db, t } = d;
     const p = sql.placeholder;
     // Every wait and every turn reads these: prepared once.
-    this.#byId = prepared<AskRow>(db.select().from(t.asks).where(eq(t.asks.id, p("id"))), "ask_by_id");
+    // The row and its thread in one statement, so of one moment, and in one round trip to PostgreSQL.
+    this.#withThread = prepared<{ ask: AskRow; entry: EntryRow | null }>(
+      db.select({ ask: t.asks, entry: t.entries }).from(t.asks).leftJoin(t.entries, eq(t.entries.askId, t.asks.id)).where(eq(t.asks.id, p("id"))).orderBy(asc(t.entries.seq)),
+      "ask_with_thread",
+    );
     this.#threadOf = prepared<EntryRow>(db.select().from(t.entries).where(eq(t.entries.askId, p("id"))).orderBy(asc(t.entries.seq)), "ask_thread");
-    this.#versionOf = prepared<{ version: number }>(db.select({ version: t.asks.version }).from(t.asks).where(eq(t.asks.id, p("id"))), "ask_version");
     // Every new ask looks for one to pick up first: building the query each time cost ~0.3 ms after a pause.
     this.#byFingerprint = prepared<AskRow>(
       db
@@ -108,6 +114,13 @@ export class SqlAskRecords implements AskRecords {
         .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before"))))
         .returning({ id: t.asks.id }),
     );
+    this.#moveHandingOver = d.statement("move_ask_handing_over", (q) =>
+      q
+        .update(t.asks)
+        .set({ status: at("status"), updatedAt: at("updatedAt"), closedAt: at("closedAt"), version: at("version"), delivered: at("delivered"), deliveredAt: at("deliveredAt") })
+        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before"))))
+        .returning({ id: t.asks.id }),
+    );
     this.#claim = d.statement("claim_delivery", (q) =>
       q
         .update(t.asks)
@@ -153,19 +166,30 @@ export class SqlAskRecords implements AskRecords {
     });
   }
 
-  async append(before: VersionedAsk, after: Ask): Promise<AppendOutcome> {
+  async append(before: VersionedAsk, after: Ask, handedOverAt?: string): Promise<AppendOutcome> {
     const from = before.ask.thread.length;
     const added = after.thread.slice(from);
     const version = before.version + 1;
-    return this.d.transaction(async (tx) => {
-      const moved = (await this.#move(tx, { id: after.id, before: before.version, status: after.status, updatedAt: after.updatedAt, closedAt: after.closedAt ?? null, version })) as unknown[];
-      if (moved.length !== 1) return "not_your_turn";
-      for (const [i, entry] of added.entries()) {
-        await this.#insertEntry(tx, { askId: after.id, seq: from + i, revision: REVISION, author: entry.author, body: JSON.stringify(entry), at: entry.at });
-      }
-      await this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica, ...asLeft(after) });
-      return "appended";
-    });
+    const move = { id: after.id, before: before.version, status: after.status, updatedAt: after.updatedAt, closedAt: after.closedAt ?? null, version };
+    return this.d
+      .transaction(async (tx) => {
+        // Sent together, in order (PostgreSQL pipelines them on the transaction's connection, one
+        // round trip for all): the compare-and-set's answer decides, and when it moved nothing the
+        // turn's rows (and a conflict they ran into) roll back with the transaction.
+        const [moved, ...rest] = await Promise.allSettled([
+          handedOverAt === undefined ? this.#move(tx, move) : this.#moveHandingOver(tx, { ...move, delivered: replyCount(after), deliveredAt: handedOverAt }),
+          ...added.map((entry, i) => this.#insertEntry(tx, { askId: after.id, seq: from + i, revision: REVISION, author: entry.author, body: JSON.stringify(entry), at: entry.at })),
+          this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica, ...asLeft(after) }),
+        ]);
+        if (moved.status === "rejected") throw moved.reason;
+        if ((moved.value as unknown[]).length !== 1) throw new NotYourTurn();
+        for (const r of rest) if (r.status === "rejected") throw r.reason;
+        return "appended" as const;
+      })
+      .catch((e) => {
+        if (e instanceof NotYourTurn) return "not_your_turn" as const;
+        throw e;
+      });
   }
 
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean> {
@@ -173,18 +197,10 @@ export class SqlAskRecords implements AskRecords {
     return this.d.withoutWaitingForDisk(async (q) => ((await this.#claim(q, { id: askId, expected, next, at })) as unknown[]).length === 1);
   }
 
-  /**
-   * The row and its thread are two reads, and a writer may commit between them: the version read
-   * again after the thread says whether both are of one moment; if not, they are read again.
-   */
   async get(id: string): Promise<VersionedAsk | undefined> {
-    for (;;) {
-      const [row] = await this.#byId({ id });
-      if (!row) return undefined;
-      const thread = await this.#threadOf({ id });
-      const [after] = await this.#versionOf({ id });
-      if (after?.version === row.version) return stored(row, thread);
-    }
+    const rows = await this.#withThread({ id });
+    if (!rows.length) return undefined;
+    return stored(rows[0].ask, rows.flatMap((r) => (r.entry ? [r.entry] : [])));
   }
 
   async findResumable(spaceId: string, fingerprint: string, reclaimSince: string) {
@@ -194,6 +210,12 @@ export class SqlAskRecords implements AskRecords {
       if (found.deliveredAt && found.deliveredAt >= reclaimSince) return { stored: found, reclaimed: true };
     }
     return undefined;
+  }
+
+  async fingerprints(): Promise<string[]> {
+    const { db, t } = this.d;
+    const rows = await db.selectDistinct({ fingerprint: t.asks.fingerprint }).from(t.asks).where(isNotNull(t.asks.fingerprint));
+    return rows.map((r) => r.fingerprint!);
   }
 
   async listOpen(spaceId: string, limit?: number, after?: { createdAt: string; id: string }): Promise<Ask[]> {
