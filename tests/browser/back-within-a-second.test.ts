@@ -1,10 +1,9 @@
-// Coming back after an outage: the relay stops for 12 s, a reply is written meanwhile, and the
+// Coming back after an outage: the relay stops for 20 s, a reply is written meanwhile, and the
 // banner names what is kept for the relay. While it is away, both the side panel (through the
 // extension's worker) and the web inbox try again every 300 ms at most, as nothing answers at its
 // address; once it is back, both are live again within a second, and the kept reply is sent.
-// 12 s stands for any longer stop: the wait between tries reaches its ceiling at the second try, so
-// a 20-s stop retries on the same schedule, only for longer; the worker is not stopped by Chrome
-// meanwhile (the panel holds a port to it).
+// The wait between tries reaches its ceiling at the second try, so a longer stop retries on the same
+// schedule, only for longer; the worker is not stopped by Chrome meanwhile (the panel holds a port to it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { TestBrowser, signInToWebInbox } from "./harness/browser";
@@ -14,7 +13,7 @@ import { STEP_MS } from "./harness/timeouts";
 const scene = new PanelScene();
 let web: TestBrowser;
 let inbox: Page;
-const OUTAGE_MS = 12_000;
+const OUTAGE_MS = 20_000;
 
 beforeAll(async () => {
   await scene.start();
