@@ -47,8 +47,9 @@ async function approvalFor(command: string, run: AgentRun): Promise<ApprovalAsk>
 }
 
 async function approvalsOf(command: string): Promise<number> {
-  const { open, recent } = await person.snapshot();
-  return [...open, ...recent].filter((a: Ask) => a.kind === "approval" && a.prompt.touches.type === "command" && a.prompt.touches.command === command).length;
+  // The snapshot lists summaries: an approval's title names its command (its body is read by id).
+  const { open, recent } = (await person.snapshot()) as unknown as { open: AskSummary[]; recent: AskSummary[] };
+  return [...open, ...recent].filter((a) => a.kind === "approval" && a.title.includes(command)).length;
 }
 
 const bash = (command: string) => ({ tool: "Bash", args: { command, description: "Print a marker" } });
