@@ -1,5 +1,5 @@
-import type { Ask } from "@loopback/shared/generated/types";
-import type { WholeSnapshot } from "../relay/whole-snapshot";
+import type { ListedAsk } from "../base/listed-ask";
+import type { ListedSnapshot } from "../relay/listed-snapshot";
 import { browser } from "wxt/browser";
 import { compareClosed, isNewer, isOpen } from "../base/ask-order";
 import { ASK_PREFIX, askKey, readAsks } from "./storage-items";
@@ -9,10 +9,11 @@ export const KEEP_CLOSED = 100;
 
 /**
  * The worker's copy of the live set, mirrored into storage one ask per key, so an event rewrites
- * one ask and the side panel hears only what changed.
+ * one ask and the side panel hears only what changed. An ask is kept as the snapshot lists it (its
+ * summary) or whole, as a change frame carries it; never a body older than the change listed.
  */
 export class AskMirror {
-  #asks = new Map<string, Ask>();
+  #asks = new Map<string, ListedAsk>();
   #loaded: Promise<void> | null = null;
 
   load(): Promise<void> {
@@ -22,7 +23,7 @@ export class AskMirror {
     return this.#loaded;
   }
 
-  get asks(): Ask[] {
+  get asks(): ListedAsk[] {
     return [...this.#asks.values()];
   }
 
@@ -30,7 +31,7 @@ export class AskMirror {
     return this.asks.filter((a) => a.status === "awaiting_human").length;
   }
 
-  get(id: string): Ask | undefined {
+  get(id: string): ListedAsk | undefined {
     return this.#asks.get(id);
   }
 
@@ -39,7 +40,7 @@ export class AskMirror {
   }
 
   /** Replaces everything with a snapshot; returns the asks that were not held before. */
-  async reset(snapshot: WholeSnapshot): Promise<Ask[]> {
+  async reset(snapshot: ListedSnapshot): Promise<ListedAsk[]> {
     await this.load();
     const incoming = [...snapshot.open, ...snapshot.recent];
     const ids = new Set(incoming.map((a) => a.id));
@@ -52,7 +53,7 @@ export class AskMirror {
   }
 
   /** Applies one ask from an event; returns whether it was new. */
-  async upsert(ask: Ask): Promise<boolean> {
+  async upsert(ask: ListedAsk): Promise<boolean> {
     await this.load();
     const current = this.#asks.get(ask.id);
     if (!isNewer(ask, current)) return false;
