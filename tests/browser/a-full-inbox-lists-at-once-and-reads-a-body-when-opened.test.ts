@@ -69,7 +69,6 @@ describe(`an inbox of ${ASKS} open asks of 200 KiB`, () => {
     const readBeforeList = bodyReads.length;
     expect(snapshotAt).toBeGreaterThan(0);
     console.log(`${ASKS} asks listed ${listedAt - snapshotAt} ms after the snapshot frame, ${readBeforeList} bodies read by then`);
-    expect({ ms: listedAt - snapshotAt, bodiesRead: readBeforeList }).toEqual({ ms: expect.any(Number), bodiesRead: expect.any(Number) });
     expect(readBeforeList).toBeLessThan(10);
     expect(listedAt - snapshotAt).toBeLessThan(1000);
 
