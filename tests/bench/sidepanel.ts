@@ -194,7 +194,7 @@ async function backToList(page: Page): Promise<void> {
 async function comment(page: Page, askId: string): Promise<void> {
   const article = page.locator(`article[data-ask="${askId}"]`);
   const code = article.locator("[data-block=code] .line");
-  const rows = article.locator("[data-block=diff] .d2h-file-wrapper tbody tr:not(.lb-comment-row):not(:has(.d2h-info))");
+  const rows = article.locator("[data-block=diff] .d2h-file-wrapper tbody tr:not(.lb-below-row):not(:has(.d2h-info))");
   // Lines with something on them: an empty line has nothing to click.
   const written = await code.evaluateAll((lines) => lines.flatMap((line, i) => (line.textContent?.trim() ? [i] : [])));
   const diffRows = await rows.count();

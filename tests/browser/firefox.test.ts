@@ -148,7 +148,7 @@ describe("the extension in Firefox", () => {
     expect(await panel.$$eval("article[data-ask] [aria-checked=true]", (els) => els.length)).toBe(0);
     const approve = await find(panel, "[data-ask-dock] button", "Approve");
     expect(await inViewport(approve)).toBe(true);
-    await (await find(panel, "[data-block=diff] section[data-diff-file] tbody tr:not(.lb-comment-row)", "step4")).click();
+    await (await find(panel, "[data-block=diff] section[data-diff-file] tbody tr:not(.lb-below-row)", "step4")).click();
     await find(panel, "[data-comment=draft] textarea");
     await panel.keyboard.type("Why three?");
     await panel.keyboard.down("Control");

@@ -61,14 +61,14 @@ afterAll(async () => {
 /** The drawn row of a diff showing `line` on `side` (unified view: the old number's cell, or the new one's). */
 function diffRow(page: Page, side: "old" | "new", line: number): Locator {
   const cell = side === "old" ? ".line-num1" : ".line-num2";
-  return page.locator("[data-block=diff] section[data-diff-file] tbody tr:not(.lb-comment-row)").filter({ has: page.locator(cell, { hasText: new RegExp(`^\\s*${line}\\s*$`) }) });
+  return page.locator("[data-block=diff] section[data-diff-file] tbody tr:not(.lb-below-row)").filter({ has: page.locator(cell, { hasText: new RegExp(`^\\s*${line}\\s*$`) }) });
 }
 
 /** Writes into the comment box that opened, and closes it. */
 async function write(page: Page, words: string, close: "Done" | "Escape") {
   const box = page.locator("[data-comment=draft] textarea");
   await box.waitFor({ timeout: STEP_MS });
-  await expect(box.evaluate((el) => el === document.activeElement)).resolves.toBe(true);
+  expect(await box.evaluate((el) => el === document.activeElement)).toBe(true);
   await page.keyboard.type(words);
   if (close === "Done") await page.locator("[data-comment=draft]").getByRole("button", { name: "Done" }).click();
   else await page.keyboard.press("Escape");
@@ -96,12 +96,12 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
   await press(diffRow(page, "old", 2));
   await write(page, "Seconds were the bug, good.", "Done");
   // By keyboard: into the diff, down to its last line (new line 5), c, words, Escape.
-  await page.locator("[data-block=diff] .render.commentable").focus();
+  await page.locator("[data-block=diff] .render.pickable").focus();
   for (let i = 0; i < 6; i++) await page.keyboard.press("ArrowDown");
   await page.keyboard.press("c");
   await write(page, "<img src=x onerror=alert(1)> `store` needs a bound.", "Escape");
   // A line of code, by keyboard too: into the code, down to line 2, c.
-  await page.locator("[data-block=code] .lines.commentable").focus();
+  await page.locator("[data-block=code] .lines.pickable").focus();
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("ArrowDown");
   await page.keyboard.press("c");
@@ -109,12 +109,12 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
 
   // Each shows inline beneath its own line, and the count stands beside the verdict.
   const beneath = (row: Locator) => row.evaluate((tr) => tr.nextElementSibling?.querySelector(".body")?.textContent ?? null);
-  await expect(beneath(diffRow(page, "new", 3))).resolves.toBe("SIZE of what? Name the unit.");
-  await expect(beneath(diffRow(page, "old", 2))).resolves.toBe("Seconds were the bug, good.");
+  expect(await beneath(diffRow(page, "new", 3))).toBe("SIZE of what? Name the unit.");
+  expect(await beneath(diffRow(page, "old", 2))).toBe("Seconds were the bug, good.");
   // Markdown rendered as the rest, what looks like HTML shown as typed.
-  await expect(beneath(diffRow(page, "new", 5))).resolves.toBe("<img src=x onerror=alert(1)> store needs a bound.");
+  expect(await beneath(diffRow(page, "new", 5))).toBe("<img src=x onerror=alert(1)> store needs a bound.");
   expect(await page.locator("[data-block=diff] img").count()).toBe(0);
-  await expect(page.locator("[data-pending-comments]").getAttribute("data-pending-comments")).resolves.toBe("4");
+  expect(await page.locator("[data-pending-comments]").getAttribute("data-pending-comments")).toBe("4");
   // Editable until sent: the code comment is opened again and changed.
   await page.locator("[data-block=code] [data-comment=draft]").getByRole("button", { name: "Edit" }).click();
   await page.keyboard.press("End");
@@ -156,7 +156,7 @@ async function commentAndCompare(page: Page, project: string, use: "click" | "ta
     { line: "2", text: "Prefix the key. With the kind.", beside: "- return page;" },
   ]);
   // The changes show what replaced the commented line.
-  await expect(changes.locator("[data-change=changed]").nth(0).evaluate((el) => el.textContent!.replace(/\s+/g, " "))).resolves.toContain("+ export const MAX_ENTRIES = 100;");
+  expect(await changes.locator("[data-change=changed]").nth(0).evaluate((el) => el.textContent!.replace(/\s+/g, " "))).toContain("+ export const MAX_ENTRIES = 100;");
 
   await verdict(page, /Approve/, press);
   expect((await second).reply).toEqual({ outcome: "approved" });
@@ -237,7 +237,7 @@ describe("line comments and rounds", () => {
 
       await page.goto(`${relay.url}/inbox/#/ask/${askId}`);
       await page.locator(`article[data-ask="${askId}"][data-status=closed]`).waitFor({ timeout: STEP_MS });
-      const onDiff = page.locator("[data-block=diff] .lb-comment-row [data-comment]");
+      const onDiff = page.locator("[data-block=diff] .lb-below-row [data-comment]");
       await onDiff.waitFor({ timeout: STEP_MS });
       const seen = await page.evaluate(() => {
         const shown = (el: Element | null | undefined) =>
@@ -246,7 +246,7 @@ describe("line comments and rounds", () => {
             text: el.querySelector(".body")?.textContent?.trim(),
             marked: [...el.querySelectorAll(".body strong, .body em, .body code")].map((m) => `${m.localName}:${m.textContent}`),
           };
-        const diffComment = document.querySelector("[data-block=diff] .lb-comment-row [data-comment]");
+        const diffComment = document.querySelector("[data-block=diff] .lb-below-row [data-comment]");
         return {
           diff: shown(diffComment),
           beneath: diffComment?.closest("tr")?.previousElementSibling?.querySelector(".line-num2, .d2h-code-side-linenumber")?.textContent?.trim(),
@@ -287,17 +287,17 @@ describe("line comments and rounds", () => {
       // The facing row takes the comment's height once the browser has laid the comment out.
       const aligned = () => {
         const [left, right] = [...document.querySelectorAll("[data-block=diff] .d2h-file-side-diff")].map((t) => [...t.querySelectorAll("tbody tr")]);
-        const at = right!.findIndex((tr) => tr.classList.contains("lb-comment-row"));
+        const at = right!.findIndex((tr) => tr.classList.contains("lb-below-row"));
         return at > 0 && Math.abs(left![at + 1]!.getBoundingClientRect().top - right![at + 1]!.getBoundingClientRect().top) < 1;
       };
       await page.waitForFunction(aligned, undefined, { timeout: STEP_MS }).catch(() => {});
       const layout = await page.evaluate(() => {
         const [left, right] = [...document.querySelectorAll("[data-block=diff] .d2h-file-side-diff")].map((t) => [...t.querySelectorAll("tbody tr")]);
-        const at = right!.findIndex((tr) => tr.classList.contains("lb-comment-row"));
+        const at = right!.findIndex((tr) => tr.classList.contains("lb-below-row"));
         return {
           beneath: right![at - 1]!.querySelector(".d2h-code-side-linenumber")!.textContent!.trim(),
           text: right![at]!.querySelector(".body")?.textContent,
-          facing: left![at]!.classList.contains("lb-comment-row"),
+          facing: left![at]!.classList.contains("lb-below-row"),
           sameHeight: Math.abs(left![at]!.getBoundingClientRect().height - right![at]!.getBoundingClientRect().height) < 1,
           rowsAfterAlign: Math.abs(left![at + 1]!.getBoundingClientRect().top - right![at + 1]!.getBoundingClientRect().top) < 1,
         };

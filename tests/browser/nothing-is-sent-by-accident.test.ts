@@ -74,7 +74,7 @@ describe("in the side panel, nothing is sent that the person did not mean", () =
   test("no verdict is chosen for the person: none is marked, and Ctrl+Enter in a line comment saves only that comment", async () => {
     const article = scene.panel.locator("article[data-ask]");
     expect(await article.locator("[aria-checked=true]").count()).toBe(0);
-    await article.locator("[data-block=diff] section[data-diff-file] tbody tr:not(.lb-comment-row)").nth(3).click();
+    await article.locator("[data-block=diff] section[data-diff-file] tbody tr:not(.lb-below-row)").nth(3).click();
     const box = scene.panel.locator("[data-comment=draft] textarea");
     await box.waitFor({ timeout: STEP_MS });
     await scene.panel.keyboard.type("Why three?");

@@ -18,7 +18,7 @@ describe("titles and details", () => {
 
   test("the options page has the local relay's address filled in, and a token field that reads whole", async () => {
     const options = await scene.browser.page("options.html", { width: 800, height: 700 });
-    await expect(options.locator("#relay").inputValue()).resolves.toBe("http://127.0.0.1:8370");
+    expect(await options.locator("#relay").inputValue()).toBe("http://127.0.0.1:8370");
     const token = options.locator("#token");
     const placeholder = (await token.getAttribute("placeholder"))!;
     expect(placeholder).not.toContain("`");
@@ -116,7 +116,7 @@ describe("the web inbox's sign-in", () => {
     try {
       const page = await web.context.newPage();
       await page.goto(`${relay.url}/inbox/`);
-      await expect(page.locator("[data-relay]").textContent({ timeout: STEP_MS })).resolves.toContain(relay.url);
+      expect(await page.locator("[data-relay]").textContent({ timeout: STEP_MS })).toContain(relay.url);
     } finally {
       await web.close();
       await relay.dispose();

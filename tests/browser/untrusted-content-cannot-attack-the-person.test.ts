@@ -196,7 +196,7 @@ async function expectEveryAskHarmless(page: Page, watch: Watch): Promise<void> {
   // The second round's changes were drawn, with the first round's comments placed in them.
   await openFully(page, sent.at(-1)!.id);
   expect(await page.locator("[data-round-changes] [data-comment=earlier]").count()).toBe(VECTORS.length);
-  expect(await page.locator("[data-round-changes] tr.lb-comment-row [data-comment=earlier]").count()).toBeGreaterThan(0);
+  expect(await page.locator("[data-round-changes] tr.lb-below-row [data-comment=earlier]").count()).toBeGreaterThan(0);
   // The code review showed both the highlighted code and diff2html's tables, so they were exercised.
   await openFully(page, sent[1]!.id);
   await page.locator(".highlighted pre.shiki").nth(2).waitFor({ timeout: STEP_MS });

@@ -3,7 +3,7 @@ import { SvelteMap } from "svelte/reactivity";
 import type { RelayClient } from "../relay/relay-client";
 import { describeError } from "../relay/relay-error";
 import type { Inbox } from "./inbox.svelte";
-import type { ListedAsk } from "./listed-ask";
+import type { ListedAsk } from "../relay/listed-ask";
 
 /** Bodies read at once: the opened ask's never waits behind more than a couple of others. */
 const READS_AT_ONCE = 3;

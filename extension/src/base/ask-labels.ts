@@ -1,7 +1,7 @@
 // The words an ask is shown by: its title, its kind, who raised it, and what its status means.
 import type { AskKind, ReplySummary, Whoami } from "@loopback/shared/generated/types";
 import { approvalFor, escapeInlineMarkdown } from "../approval/approval-labels";
-import { isWhole, type ListedAsk } from "./listed-ask";
+import { isWhole, type ListedAsk } from "../relay/listed-ask";
 
 export const KIND_LABEL: Record<AskKind, string> = { question: "Question", review: "Review", briefing: "Briefing", approval: "Approval" };
 

@@ -1,5 +1,5 @@
 // Which asks are open, the order the inbox lists them in, and which copy of an ask is the newer.
-import { isWhole, type ListedAsk } from "./listed-ask";
+import { isWhole, type ListedAsk } from "../relay/listed-ask";
 
 export const isOpen = (ask: ListedAsk) => ask.status !== "closed";
 

@@ -2,7 +2,7 @@ import type { Ask } from "@loopback/shared/generated/types";
 import type { ListedSnapshot } from "../relay/listed-snapshot";
 import { SvelteMap } from "svelte/reactivity";
 import { compareClosed, compareOpen, isNewer, isOpen } from "./ask-order";
-import { isWhole, type ListedAsk } from "./listed-ask";
+import { isWhole, type ListedAsk } from "../relay/listed-ask";
 
 /**
  * The asks a person sees: the live set (a snapshot, then every event applied on top) and older

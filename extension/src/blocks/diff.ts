@@ -1,4 +1,6 @@
 import type { DiffFile } from "diff2html/lib/types";
+import type { DiffSide } from "@loopback/shared/generated/types";
+import { commentPath } from "@loopback/shared/ask-rules/diff-lines";
 
 export type DiffLayout = "line-by-line" | "side-by-side";
 
@@ -10,10 +12,24 @@ export const TOTAL_LINES_OPEN = 1_200;
 export interface DiffFileView {
   file: DiffFile;
   name: string;
+  /** The path its lines are named by, as the relay checks them: its new path, or its old one when deleted. */
+  path: string;
   changed: number;
   /** Whether it starts unfolded. */
   open: boolean;
 }
+
+/** A line of a diff as its renderer names it: the file (as comments name it), the side and the line there. */
+export interface DiffLine {
+  file: string;
+  side: DiffSide;
+  line: number;
+}
+
+export const sameDiffLine = (a: DiffLine, b: DiffLine) => a.file === b.file && a.side === b.side && a.line === b.line;
+
+/** How a line of a diff reads: "New line 12", "Old line 3". */
+export const diffLineLabel = ({ side, line }: Pick<DiffLine, "side" | "line">) => `${side === "old" ? "Old" : "New"} line ${line}`;
 
 type Diff2Html = typeof import("diff2html");
 let module: Promise<Diff2Html> | null = null;
@@ -34,7 +50,7 @@ export function planFiles(files: DiffFile[], fallbackName?: string): DiffFileVie
     const changed = file.addedLines + file.deletedLines;
     const open = changed <= FILE_LINES_OPEN && changed <= budget;
     if (open) budget -= changed;
-    return { file, name: fileName(file, files.length === 1 ? fallbackName : undefined), changed, open };
+    return { file, name: fileName(file, files.length === 1 ? fallbackName : undefined), path: commentPath(file), changed, open };
   });
 }
 

@@ -1,6 +1,6 @@
 import DOMPurify, { type DOMPurify as Purifier } from "dompurify";
 import { Lexer, Marked, type Token, type Tokens } from "marked";
-import type { ListedAsk } from "../base/listed-ask";
+import type { ListedAsk } from "../relay/listed-ask";
 import { askTitle } from "../base/ask-labels";
 import { escapeHtml } from "./markdown";
 

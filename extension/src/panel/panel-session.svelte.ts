@@ -1,7 +1,7 @@
 import type { Ask, Whoami } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
 import { isOpen } from "../base/ask-order";
-import type { ListedAsk } from "../base/listed-ask";
+import type { ListedAsk } from "../relay/listed-ask";
 import { Inbox } from "../base/inbox.svelte";
 import type { Route } from "../inbox/route.svelte";
 import type { Session } from "../base/session";

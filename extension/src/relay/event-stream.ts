@@ -1,5 +1,5 @@
 import type { AskEvent, ServerEvent } from "@loopback/shared/generated/types";
-import type { ListedAsk } from "../base/listed-ask";
+import type { ListedAsk } from "./listed-ask";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { RelayClient } from "./relay-client";
 import { RelayError, describeError } from "./relay-error";

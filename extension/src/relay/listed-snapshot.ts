@@ -1,5 +1,5 @@
 import type { AskSummary, Snapshot } from "@loopback/shared/generated/types";
-import { isWhole, type ListedAsk } from "../base/listed-ask";
+import { isWhole, type ListedAsk } from "./listed-ask";
 
 /** A snapshot as the inbox lists it: each ask whole where its body is at hand, else its summary. */
 export interface ListedSnapshot {

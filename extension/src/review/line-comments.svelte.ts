@@ -1,5 +1,6 @@
-import type { DiffSide, ReviewAsk, ReviewComment } from "@loopback/shared/generated/types";
+import type { ReviewAsk, ReviewComment } from "@loopback/shared/generated/types";
 import { hasWords } from "@loopback/shared/ask-rules/index";
+import { diffLineLabel } from "../blocks/diff";
 
 /** Where a comment sits: a block, and on code or a diff one line of it. */
 export type Anchor = Omit<ReviewComment, "body">;
@@ -25,7 +26,7 @@ export type ShownComment =
   | { kind: "sent"; anchor: Anchor; body: string }
   | { kind: "earlier"; anchor: Anchor; body: string; round: number };
 
-/** What a code or diff block needs to show comments on its lines and, when it may, take new ones. */
+/** What a review's blocks need to show comments on them and, when the person may, take new ones. */
 export interface BlockCommenting {
   /** The comments on one block, in the order they were made. */
   on(block: number): ShownComment[];
@@ -79,6 +80,5 @@ export function sentComments(review: ReviewAsk): ShownComments {
 /** How a comment's place reads above it: "Line 12", "New line 12", "Old line 3". */
 export function lineLabel(anchor: Pick<Anchor, "side" | "line">): string {
   if (anchor.line === undefined) return "On this block";
-  const side: Record<DiffSide, string> = { old: "Old line", new: "New line" };
-  return `${anchor.side ? side[anchor.side] : "Line"} ${anchor.line}`;
+  return anchor.side ? diffLineLabel({ side: anchor.side, line: anchor.line }) : `Line ${anchor.line}`;
 }

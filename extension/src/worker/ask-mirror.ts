@@ -1,4 +1,4 @@
-import type { ListedAsk } from "../base/listed-ask";
+import type { ListedAsk } from "../relay/listed-ask";
 import type { ListedSnapshot } from "../relay/listed-snapshot";
 import { browser } from "wxt/browser";
 import { compareClosed, isNewer, isOpen } from "../base/ask-order";

@@ -2,7 +2,7 @@ import type { Ask, Reply } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
 import { KIND_LABEL } from "../base/ask-labels";
 import { askTitleText } from "../blocks/inline-markdown";
-import { isWhole, type ListedAsk } from "../base/listed-ask";
+import { isWhole, type ListedAsk } from "../relay/listed-ask";
 
 /**
  * What a notification's buttons do. Chrome allows two: a question's two choices, a review's

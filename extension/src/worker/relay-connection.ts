@@ -1,4 +1,4 @@
-import { isWhole, type ListedAsk } from "../base/listed-ask";
+import { isWhole, type ListedAsk } from "../relay/listed-ask";
 import { browser } from "wxt/browser";
 import { EventStream, type InboxEvent, type StreamState } from "../relay/event-stream";
 import { RelayClient } from "../relay/relay-client";

@@ -1,5 +1,5 @@
 import type { Whoami } from "@loopback/shared/generated/types";
-import type { ListedAsk } from "../base/listed-ask";
+import type { ListedAsk } from "../relay/listed-ask";
 import { browser } from "wxt/browser";
 import { storage } from "wxt/utils/storage";
 import type { StreamState } from "../relay/event-stream";

@@ -1,30 +1,32 @@
-// A code block's lines for commenting: the runs of lines between commented ones, and which line a
-// click or the keyboard's cursor is on. Every drawn run, step or plain listing names the line it
-// starts at in `data-from`; highlighted lines are shiki's `.line` elements inside it.
-import type { Highlight } from "../blocks/highlight";
-import type { ShownComment } from "./line-comments.svelte";
+// A code block's lines as a layer over them needs them: the runs of lines between those with
+// something beneath them, and which line a click or a marked line is. Every drawn run, step or plain
+// listing names the line it starts at in `data-from`; highlighted lines are shiki's `.line` elements.
+import type { Highlight } from "./highlight";
 
 export interface Run {
   from: number;
   to: number;
   /** The lines as HTML: shiki's `.line` elements where it got to, escaped text after. */
   html: string;
-  /** The comments beneath the run's last line. */
-  comments: ShownComment[];
+  /** The lines whose extras go beneath the run's last line: that line, or lines past the end. */
+  below: number[];
 }
+
+/** A block's lines: a file's last newline ends its last line; it does not start another. */
+export const linesOf = (code: string) => code.replace(/\r?\n$/, "").split("\n");
 
 const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
-/** The lines cut into runs that each end at a commented line, its comments with it. */
-export function codeLines(lines: string[], highlighted: Highlight | null, comments: ShownComment[]): Run[] {
+/** The lines cut into runs that each end at a line with something beneath it. */
+export function codeRuns(lines: string[], highlighted: Highlight | null, belowLines: readonly number[]): Run[] {
   // shiki joins a step's lines with "\n" between `.line` elements, and never puts one inside a line.
   const html = highlighted ? highlighted.steps.flatMap((step) => step.split("\n")) : [];
   // Plain lines stay text, as the plain listing is: a click on them is placed by where it fell.
   const lineHtml = (n: number) => html[n - 1] ?? escape(lines[n - 1] ?? "");
-  const byLine = new Map<number, ShownComment[]>();
-  for (const c of comments) {
-    const line = Math.min(Math.max(c.anchor.line ?? 1, 1), lines.length);
-    byLine.set(line, [...(byLine.get(line) ?? []), c]);
+  const byLine = new Map<number, number[]>();
+  for (const asked of new Set(belowLines)) {
+    const line = Math.min(Math.max(asked, 1), lines.length);
+    byLine.set(line, [...(byLine.get(line) ?? []), asked]);
   }
   const ends = [...byLine.keys()].sort((a, b) => a - b);
   if (ends.at(-1) !== lines.length) ends.push(lines.length);
@@ -33,7 +35,7 @@ export function codeLines(lines: string[], highlighted: Highlight | null, commen
   for (const to of ends) {
     const parts: string[] = [];
     for (let n = from; n <= to; n++) parts.push(lineHtml(n));
-    runs.push({ from, to, html: parts.join("\n"), comments: byLine.get(to) ?? [] });
+    runs.push({ from, to, html: parts.join("\n"), below: (byLine.get(to) ?? []).sort((a, b) => a - b) });
     from = to + 1;
   }
   return runs;

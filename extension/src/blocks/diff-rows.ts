@@ -8,13 +8,14 @@ export interface RowLine {
   line: number;
 }
 
-const COMMENT_ROW = "lb-comment-row";
+/** A row put in beneath a line, for what a layer shows there. */
+export const BELOW_ROW = "lb-below-row";
 const number = (el: Element | null | undefined) => {
   const n = Number(el?.textContent?.trim());
   return Number.isInteger(n) && n > 0 ? n : null;
 };
 
-const isLine = (row: Element) => !row.classList.contains(COMMENT_ROW) && !row.querySelector(".d2h-info");
+const isLine = (row: Element) => !row.classList.contains(BELOW_ROW) && !row.querySelector(".d2h-info");
 
 /** The side and line a row of the drawn diff is, or null for hunk headers and placeholders. */
 export function rowLine(row: Element): RowLine | null {
@@ -57,12 +58,12 @@ export function findRow(root: Element, side: DiffSide, line: number): HTMLTableR
   return null;
 }
 
-/** Inserts an empty full-width row after `row` and any comment rows already beneath it, for a comment to sit in. */
-export function insertCommentRow(row: HTMLTableRowElement): { row: HTMLTableRowElement; cell: HTMLTableCellElement } {
+/** Inserts an empty full-width row after `row` and any rows already put in beneath it, for what goes beneath the line. */
+export function insertBelowRow(row: HTMLTableRowElement): { row: HTMLTableRowElement; cell: HTMLTableCellElement } {
   let after: Element = row;
-  while (after.nextElementSibling?.classList.contains(COMMENT_ROW)) after = after.nextElementSibling;
+  while (after.nextElementSibling?.classList.contains(BELOW_ROW)) after = after.nextElementSibling;
   const inserted = document.createElement("tr");
-  inserted.className = COMMENT_ROW;
+  inserted.className = BELOW_ROW;
   const cell = document.createElement("td");
   cell.colSpan = 2;
   inserted.append(cell);
@@ -72,7 +73,7 @@ export function insertCommentRow(row: HTMLTableRowElement): { row: HTMLTableRowE
 
 /**
  * In split view, the row beside `row` in the other side's table: the sides' rows line up one to one,
- * so a comment beneath one side gets an empty row of its height beneath the other.
+ * so what is beneath a line on one side gets an empty row of its height beneath the other.
  */
 export function facingRow(row: HTMLTableRowElement): HTMLTableRowElement | null {
   const table = row.closest(".d2h-file-side-diff");
@@ -80,6 +81,6 @@ export function facingRow(row: HTMLTableRowElement): HTMLTableRowElement | null 
   const tables = [...table.parentElement!.querySelectorAll(":scope > .d2h-file-side-diff")];
   const other = tables.find((t) => t !== table);
   if (!other) return null;
-  const rows = (t: Element) => [...t.querySelectorAll<HTMLTableRowElement>("tbody tr")].filter((r) => !r.classList.contains(COMMENT_ROW));
+  const rows = (t: Element) => [...t.querySelectorAll<HTMLTableRowElement>("tbody tr")].filter((r) => !r.classList.contains(BELOW_ROW));
   return rows(other)[rows(table).indexOf(row)] ?? null;
 }
