@@ -2,7 +2,7 @@ import type { Ask } from "@loopback/shared/generated/types";
 import type { ListedSnapshot } from "../relay/listed-snapshot";
 import { SvelteMap } from "svelte/reactivity";
 import { compareClosed, compareOpen, isNewer, isOpen } from "./ask-order";
-import { isWhole, type ListedAsk } from "../relay/listed-ask";
+import { isWhole, listedOver, type ListedAsk } from "../relay/listed-ask";
 
 /**
  * The asks a person sees: the live set (a snapshot, then every event applied on top) and older
@@ -54,7 +54,7 @@ export class Inbox {
     for (const id of [...this.#live.keys()]) if (!incoming.has(id)) this.#live.delete(id);
     for (const [id, ask] of incoming) {
       const held = this.#live.get(id);
-      if (!(held && isWhole(held) && !isWhole(ask) && held.updatedAt === ask.updatedAt)) this.#live.set(id, ask);
+      if (listedOver(held, ask) !== held) this.#live.set(id, ask);
     }
     this.loaded = true;
   }

@@ -1,5 +1,5 @@
 import type { AskSummary, Snapshot } from "@loopback/shared/generated/types";
-import { isWhole, type ListedAsk } from "./listed-ask";
+import { listedOver, type ListedAsk } from "./listed-ask";
 
 /** A snapshot as the inbox lists it: each ask whole where its body is at hand, else its summary. */
 export interface ListedSnapshot {
@@ -14,9 +14,6 @@ export interface ListedSnapshot {
  */
 export function listedSnapshot(snapshot: Snapshot, held: (id: string) => ListedAsk | undefined): ListedSnapshot {
   const carried = new Map(snapshot.whole.map((a) => [a.id, a]));
-  const listed = (s: AskSummary): ListedAsk => {
-    const ask = carried.get(s.id) ?? held(s.id);
-    return ask && isWhole(ask) && ask.updatedAt === s.updatedAt ? ask : s;
-  };
+  const listed = (s: AskSummary): ListedAsk => listedOver(carried.get(s.id), listedOver(held(s.id), s));
   return { open: snapshot.open.map(listed), recent: snapshot.recent.map(listed) };
 }

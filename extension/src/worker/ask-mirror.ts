@@ -1,4 +1,4 @@
-import type { ListedAsk } from "../relay/listed-ask";
+import { isWhole, listedOver, type ListedAsk } from "../relay/listed-ask";
 import type { ListedSnapshot } from "../relay/listed-snapshot";
 import { browser } from "wxt/browser";
 import { compareClosed, isNewer, isOpen } from "../base/ask-order";
@@ -42,13 +42,15 @@ export class AskMirror {
   /** Replaces everything with a snapshot; returns the asks that were not held before. */
   async reset(snapshot: ListedSnapshot): Promise<ListedAsk[]> {
     await this.load();
-    const incoming = [...snapshot.open, ...snapshot.recent];
+    const incoming = [...snapshot.open, ...snapshot.recent].map((a) => listedOver(this.#asks.get(a.id), a));
     const ids = new Set(incoming.map((a) => a.id));
     const fresh = incoming.filter((a) => !this.#asks.has(a.id));
     const stale = [...this.#asks.keys()].filter((id) => !ids.has(id));
+    // Only what changed is written, so the side panel hears of nothing else.
+    const changed = incoming.filter((a) => !sameListing(this.#asks.get(a.id), a));
     this.#asks = new Map(incoming.map((a) => [a.id, a]));
     if (stale.length) await browser.storage.local.remove(stale.map(askKey));
-    await browser.storage.local.set(Object.fromEntries(incoming.map((a) => [askKey(a.id), a])));
+    if (changed.length) await browser.storage.local.set(Object.fromEntries(changed.map((a) => [askKey(a.id), a])));
     return fresh;
   }
 
@@ -79,4 +81,10 @@ export class AskMirror {
     for (const id of drop) this.#asks.delete(id);
     await browser.storage.local.remove(drop.map(askKey));
   }
+}
+
+/** Whether a stored ask says the same as the one listed: the same body kept, or an equal summary. */
+function sameListing(held: ListedAsk | undefined, listed: ListedAsk): boolean {
+  if (held === listed) return true;
+  return !!held && !isWhole(held) && !isWhole(listed) && JSON.stringify(held) === JSON.stringify(listed);
 }
