@@ -19,6 +19,7 @@ const BODY_READ = /\/api\/v1\/asks\/([^/?]+)$/;
 
 let relay: RelayProcess;
 let browser: TestBrowser;
+let withExtension: TestBrowser | undefined;
 let page: Page;
 let personToken: string;
 const bodyReads: string[] = [];
@@ -56,6 +57,7 @@ describe(`an inbox of ${ASKS} open asks of 200 KiB`, () => {
   }, 240_000);
 
   afterAll(async () => {
+    await withExtension?.close();
     await browser?.close();
     await relay?.dispose();
   });
@@ -105,4 +107,18 @@ describe(`an inbox of ${ASKS} open asks of 200 KiB`, () => {
     expect(bodyReads.filter((read) => read === id).length).toBe(2);
     await page.locator("main.ask-pane button", { hasText: "Approve" }).first().waitFor({ timeout: STEP_MS });
   }, 60_000);
+
+  test("the side panel lists every ask while the worker stores them as summaries, and reads a body when one is opened", async () => {
+    withExtension = await TestBrowser.withExtension();
+    await withExtension.connect(relay.url, personToken);
+    const panel = await withExtension.page("sidepanel.html");
+    await panel.waitForFunction((n) => document.querySelectorAll("[data-ask-row]").length === n, ASKS, { timeout: 60_000, polling: 50 });
+    await panel.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+    // The worker's copy of the list holds the few asks the snapshot carried whole, the rest by summary.
+    const stored = await panel.evaluate(async () => Object.entries(await chrome.storage.local.get(null)).filter(([key]) => key.startsWith("ask:")).map(([, ask]) => "thread" in (ask as object)));
+    expect(stored.length).toBe(ASKS);
+    expect(stored.filter(Boolean).length).toBeLessThanOrEqual(3);
+    await panel.locator("[data-ask-row]").filter({ has: panel.getByText("Review 1", { exact: true }) }).click();
+    await panel.locator("article[data-ask]", { hasText: "Body of review 1." }).waitFor({ timeout: STEP_MS });
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 // The few extension APIs the tests call inside extension pages (page.evaluate runs there, not here).
 declare const chrome: {
-  storage: { local: { get(key: string): Promise<Record<string, unknown>> } };
+  storage: { local: { get(key: string | null): Promise<Record<string, unknown>> } };
   runtime: { sendMessage(message: unknown): Promise<unknown> };
   action: { getBadgeText(details: object): Promise<string> };
   notifications: { getAll(): Promise<Record<string, unknown>>; onButtonClicked: unknown };
