@@ -10,9 +10,9 @@ import type { Route } from "./route.svelte";
 
 /**
  * What the inbox does of its own accord as the relay, the route and the asks change: held replies
- * sent when the relay is back, the bodies of the open ask and of those likely opened next read, the selection following the route
- * and the asks, on to the next ask once a turn is taken, a new ask shown from its top. Made once by
- * the app component, during its setup, so these live and end with it.
+ * sent when the relay is back, the bodies of the open ask and of those likely opened next read, the
+ * selection following the route and the asks, on to the next ask once a turn is taken, a new ask
+ * shown from its top. Made once by the app component, during its setup, so these live and end with it.
  */
 export class InboxController {
   readonly #session: Session;
