@@ -66,10 +66,11 @@ const STEPS: Step[] = [
   { name: "ship: the single executable and the package", tests: ["tests/ship"], weight: 9 },
   { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", tests: ["tests/store"], weight: 14 },
   { name: "shared: contract, generated shapes, ask rules", tests: ["shared"], weight: 4 },
-  { name: "relay structure: no import from a layer above", tests: ["relay/src"], weight: 2 },
+  { name: "relay in-process: no import from a layer above, the ask feed's order", tests: ["relay/src"], weight: 2 },
   { name: "storage: both stores, replicas on PostgreSQL", tests: ["tests/storage"], weight: 33 },
   { name: "relay: REST, socket, uploads, storage", tests: testFiles("tests/relay"), shards: 2, weight: 70 },
   { name: "mcp: tools, waiting, tasks, conformance", tests: testFiles("tests/mcp"), shards: 2, weight: 87 },
+  { name: "in-process: rules that take time, on a clock the test advances (each on the stores it names)", tests: ["tests/in-process"], weight: 22 },
   { name: "faults: crash under load, dropped connections, soak", tests: testFiles("tests/faults"), weight: 25 },
   { name: "replicas: several relays on one PostgreSQL behind HAProxy", tests: testFiles("tests/replicas"), shards: 2, weight: 116 },
   { name: "faults-pg: PostgreSQL restarted, killed and cut off under two relays", tests: testFiles("tests/faults-pg"), weight: 34 },
@@ -172,7 +173,7 @@ async function pool(jobs: Job[], each: (job: Job, r: { passed: number; failed: n
 // One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
 // (`bun test` runs no exit handlers, so a server a test process starts would outlive it).
 let pg: PostgresServer | undefined;
-const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("bench") || step.name.startsWith("ship");
+const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("in-process") || step.name.startsWith("bench") || step.name.startsWith("ship");
 
 let passed = 0;
 let failed = 0;

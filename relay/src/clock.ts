@@ -1,7 +1,8 @@
 // Time as the relay reads it. Wall time (`now`) only stamps records; every duration (a wait's budget,
 // a progress beat, how long a session has been idle, a task's time to live) is measured on the
 // monotonic clock (`monoMs`), which a wall clock set forward or back (NTP, a VM resumed, an operator)
-// does not move.
+// does not move, and is waited for with `after` and `every`, so that whoever holds the clock (a test
+// advancing its own) decides when those durations have passed.
 export class Clock {
   #last = 0;
   readonly #startWall = Date.now();
@@ -12,12 +13,16 @@ export class Clock {
    * never skips one that shares a page boundary's timestamp.
    */
   now(): string {
-    const t = Math.max(Date.now(), this.#last + 1);
+    const t = Math.max(this.wallMs(), this.#last + 1);
     this.#last = t;
     return new Date(t).toISOString();
   }
   nowMs(): number {
     return Date.parse(this.now());
+  }
+  /** The wall clock as it reads, for stamping and for deadlines stored as wall time. */
+  wallMs(): number {
+    return Date.now();
   }
   /** Milliseconds on the monotonic clock, from an arbitrary origin: for durations only. */
   monoMs(): number {
@@ -30,6 +35,28 @@ export class Clock {
    * than this relay has run.
    */
   steadyWallMs(): number {
-    return Math.min(Date.now(), this.#startWall + (performance.now() - this.#startMono));
+    return Math.min(this.wallMs(), this.#startWall + (this.monoMs() - this.#startMono));
   }
+  /**
+   * Calls `fn` once, `ms` from now. The timer never keeps the process alive by itself. What `fn`
+   * returns (the promise of its work) is for a test's clock to wait on.
+   */
+  after(ms: number, fn: () => unknown): Timer {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return { cancel: () => clearTimeout(t), refresh: () => void t.refresh() };
+  }
+  /** Calls `fn` every `ms` until cancelled, as `after` does once. */
+  every(ms: number, fn: () => unknown): Timer {
+    const t = setInterval(fn, ms);
+    t.unref?.();
+    return { cancel: () => clearInterval(t), refresh: () => void t.refresh() };
+  }
+}
+
+/** A wait started with `Clock.after` or `Clock.every`. */
+export interface Timer {
+  cancel(): void;
+  /** Starts the wait over from now. */
+  refresh(): void;
 }

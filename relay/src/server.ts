@@ -1,5 +1,6 @@
 // One process, one port: the person's API, the event socket, MCP for agents and the web inbox.
 import type { Server } from "bun";
+import type { Clock } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { upgradeEvents, eventSocket, type SocketData } from "./events/socket.ts";
 import { clientAddress } from "./http/client-address.ts";
@@ -29,12 +30,14 @@ export interface StartOptions {
   publicUrlFromEnv?: boolean;
   /** Requests wait for this before they are served (a planned restart's old process letting go). */
   gate?: Promise<void>;
+  /** The clock every duration is measured on: the real one unless a test brings its own. */
+  clock?: Clock;
 }
 
 export async function startServer(config: Config, opts: StartOptions = {}): Promise<Running> {
   configureLog(config.logLevel, config.logFormat);
   const addressFrom = clientAddress(config.trustedProxies);
-  const relay = await Relay.open(config);
+  const relay = await Relay.open(config, opts.clock);
   const addresses = new WeakMap<Request, string>();
   const addressOf = (r: Request) => addresses.get(r) ?? "unknown";
   const api = apiRoutes(relay, addressOf);

@@ -167,6 +167,21 @@ describe("the extension in Firefox", () => {
     await find(panel, "[data-sent]", "Approved");
   }, 90_000);
 
+  test("a briefing by keys: n walks its points, r writes on the one the person is on, and that point goes alone", async () => {
+    const briefing = running(
+      agent.waitFor("send_briefing", { title: "Batches for the import", project: "ff-points", sections: [{ points: [{ title: "Batch the rows" }, { title: "Index the SKU" }, { title: "Resize once" }] }] }),
+    );
+    await open("Batches for the import");
+    await panel.keyboard.press("n");
+    await panel.keyboard.press("n");
+    expect(await panel.evaluate(() => document.activeElement?.closest("[data-point]")?.getAttribute("data-point"))).toBe("2");
+    await panel.keyboard.press("r");
+    expect(await active()).toBe("TEXTAREA Reply on point 2");
+    await panel.keyboard.type("Which index, exactly?");
+    await (await find(panel, '[data-point="2"] [data-send-point]')).click();
+    expect(((await briefing) as { reply: unknown }).reply).toEqual({ outcome: "responded", points: [{ point: "2", text: "Which index, exactly?" }] });
+  }, 60_000);
+
   test("the changes since the round last seen compare the code: only the file whose code changed, only its changed lines", async () => {
     const first = agent.waitFor("request_review", round("ff-rounds", ROUND_1));
     for (let i = 0; i < 2 && !(await panel.$(".list-pane")); i++) await panel.keyboard.press("Escape");

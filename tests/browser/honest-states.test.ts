@@ -50,8 +50,8 @@ describe("what the side panel says is true, and nothing written is lost", () => 
     await scene.panel.getByLabel("Reply on point 1.1").fill("Make this one unique.");
     await scene.panel.getByRole("button", { name: "Resolve all" }).click();
     // The words stay, can still be changed, and are counted as going along.
-    await expect(scene.panel.getByLabel("Reply on point 1.1").isEnabled()).resolves.toBe(true);
-    await expect(scene.panel.locator("[data-briefing-summary]").textContent()).resolves.toContain("1 written on");
+    expect(await scene.panel.getByLabel("Reply on point 1.1").isEnabled()).toBe(true);
+    expect(await scene.panel.locator("[data-briefing-summary]").textContent()).toContain("1 written on");
     await scene.panel.getByRole("button", { name: "Send replies" }).click();
     expect((await second).reply).toEqual({
       outcome: "responded",
@@ -74,6 +74,12 @@ describe("what the side panel says is true, and nothing written is lost", () => 
     await article.locator("[data-presence=outage]").waitFor({ timeout: STEP_MS });
     expect(await article.locator(".presence.live").count()).toBe(0);
     await article.locator("[data-outage]").waitFor({ timeout: STEP_MS });
+    // One notice, in the same words in both places.
+    const presence = article.locator("[data-presence=outage]", { hasText: "Can't reach the relay" });
+    await presence.waitFor({ timeout: STEP_MS });
+    const headline = (await presence.textContent())!.trim();
+    expect(headline).toBe("Can't reach the relay — reconnecting");
+    expect(await article.locator("[data-outage]").textContent()).toBe(`${headline}. A reply you send now is kept, and sent when it is back.`);
 
     await scene.panel.keyboard.press("2");
     await scene.panel.getByLabel("Your own words").fill("Wait for the morning shift.");

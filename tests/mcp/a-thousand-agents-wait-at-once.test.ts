@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { Ask } from "@loopback/shared/generated/types";
 import { RelayProcess } from "../support/relay-process.ts";
-import { Person } from "./mcp-scene.ts";
+import { Person, until } from "./mcp-scene.ts";
 
 const AGENTS = 1_000;
 
@@ -26,11 +26,17 @@ test(`${AGENTS} agents wait at once on one relay, and each gets its own answer, 
   const errors = new Response(child.stderr).text();
 
   let open: Ask[] = [];
-  while (open.length < AGENTS || !open.every((a) => a.waiting)) {
-    if (Date.now() - started > 25_000) throw new Error(`only ${open.filter((a) => a.waiting).length} of ${AGENTS} waiting in time:\n${await errors}`);
-    await Bun.sleep(250);
-    open = (await person.snapshot()).open;
-  }
+  await until(
+    async () => {
+      open = (await person.snapshot()).open;
+      return open.length >= AGENTS && open.every((a) => a.waiting);
+    },
+    `all ${AGENTS} agents wait`,
+    25_000 - (Date.now() - started),
+    250,
+  ).catch(async () => {
+    throw new Error(`only ${open.filter((a) => a.waiting).length} of ${AGENTS} waiting in time:\n${await errors}`);
+  });
   const allWaitingAfterMs = Date.now() - started;
 
   const queue = [...open];

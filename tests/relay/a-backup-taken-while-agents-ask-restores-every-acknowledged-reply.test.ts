@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Agent } from "../support/agent.ts";
 import { Person } from "../support/person.ts";
 import { RelayProcess } from "../support/relay-process.ts";
-import { newProject, readAsk, scene, type BareScene } from "../support/scene.ts";
+import { newProject, readAsk, scene, until, type BareScene } from "../support/scene.ts";
 import { question } from "./open-ask.ts";
 
 setDefaultTimeout(60_000);
@@ -37,7 +37,7 @@ test("a backup taken while agents ask and the person replies restores every repl
     }
   });
   // Some replies first, then the backup while the loops go on, then some more.
-  while (acknowledged.length < 6) await Bun.sleep(10);
+  await until(() => acknowledged.length >= 6, "six replies are acknowledged", 30_000);
   const file = join(scratch, "loopback-backup.sqlite");
   backupStarted = performance.now();
   const backup = Bun.spawn([process.execPath, join(import.meta.dir, "../../relay/src/cli.ts"), "backup", file], {
@@ -47,7 +47,7 @@ test("a backup taken while agents ask and the person replies restores every repl
   });
   const [code, out, err] = await Promise.all([backup.exited, new Response(backup.stdout).text(), new Response(backup.stderr).text()]);
   const during = acknowledged.filter((a) => a.at > backupStarted).length;
-  while (acknowledged.filter((a) => a.at > backupStarted).length < during + 3) await Bun.sleep(10);
+  await until(() => acknowledged.filter((a) => a.at > backupStarted).length >= during + 3, "three more replies are acknowledged after the backup", 30_000);
   stop = true;
   await Promise.all(loops);
   await Promise.all(agents.map((a) => a.close()));

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { configFromEnv } from "../../relay/src/config.ts";
 import { Relay } from "../../relay/src/relay.ts";
 import { freshDatabase, TEST_STORE } from "../support/relay-process.ts";
+import { until } from "../support/scene.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-waiting-"));
 // On the store the suite runs on (see tests/support/relay-process.ts).
@@ -23,7 +24,7 @@ test("a wait cancelled in the same turn as the reply takes nothing; the next wai
   const { askId } = await relay.asks.open(agent, { kind: "question", input: { question: "Go?", project: "p" } });
   const cancel = new AbortController();
   const cut = relay.waiting.follow(agent, askId, { from: 0, budgetMs: 0, signal: cancel.signal });
-  await Bun.sleep(5);
+  await until(() => relay.waiting.isFollowed(askId), "the wait follows the ask");
   // The reply and the cancel land together, before the wait runs again.
   const replied = relay.asks.reply(person, askId, { outcome: "answered", selected: [], text: "Yes." });
   cancel.abort(new Error("cancelled"));

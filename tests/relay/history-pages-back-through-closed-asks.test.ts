@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { Ask, AskPage } from "@loopback/shared/generated/types";
-import { scene, type Scene } from "../support/scene.ts";
+import { scene, until, type Scene } from "../support/scene.ts";
 import { question, type Opened } from "./open-ask.ts";
 
 let s: Scene;
@@ -16,11 +16,10 @@ afterAll(() => s.dispose());
 async function closeMany(n: number): Promise<void> {
   const projects = Array.from({ length: n }, () => `history-${crypto.randomUUID()}`);
   const calls = projects.map((project) => s.agent.call("ask_question", { question: "Ship it?", project }));
-  let byProject = new Map<string, Ask>();
-  while (byProject.size < n) {
-    await Bun.sleep(10);
-    byProject = new Map((await s.person.snapshot()).open.filter((a) => projects.includes(a.project!)).map((a) => [a.project!, a]));
-  }
+  const byProject = await until(async () => {
+    const open = new Map<string, Ask>((await s.person.snapshot()).open.filter((a) => projects.includes(a.project!)).map((a) => [a.project!, a]));
+    return open.size === n && open;
+  }, `all ${n} asks are open`, 20_000);
   for (const project of projects) {
     const id = byProject.get(project)!.id;
     expect((await s.person.reply(id, { outcome: "answered", selected: [], text: "Yes." })).status).toBe(200);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { structured } from "../support/agent.ts";
 import { PushReceiver } from "../support/push-receiver.ts";
-import { askWhen, newProject, running, scene, type Scene } from "../support/scene.ts";
+import { askWhen, newProject, running, scene, until, type Scene } from "../support/scene.ts";
 import { openAsk, question, review } from "./open-ask.ts";
 
 setDefaultTimeout(30_000);
@@ -91,11 +91,7 @@ describe("pushes", () => {
       const { sub, device: d } = await device();
       push.answer(sub.id, status);
       const q = await question(s.person, s.agent);
-      const deadline = Date.now() + 10_000;
-      while ((await s.person.api("GET", "/push/devices")).body.items.some((i: { id: string }) => i.id === d.id)) {
-        if (Date.now() > deadline) throw new Error("the device is still listed");
-        await Bun.sleep(50);
-      }
+      await until(async () => !(await s.person.api("GET", "/push/devices")).body.items.some((i: { id: string }) => i.id === d.id), "the device is no longer listed", 10_000, 50);
       await s.person.reply(q.ask.id, { outcome: "dismissed" });
     });
   }

@@ -69,21 +69,8 @@ export class RelayProcess {
   }
 
   /** Rows of a query (`$1`… for parameters) on this relay's store, SQLite file or PostgreSQL, as a test inspects it. */
-  async rows<T = Record<string, unknown>>(query: string, ...params: (string | number)[]): Promise<T[]> {
-    if (this.databaseUrl) {
-      const sql = postgres(this.databaseUrl, { max: 1, onnotice: () => {} });
-      try {
-        return (await sql.unsafe(query, params)) as unknown as T[];
-      } finally {
-        await sql.end({ timeout: 1 });
-      }
-    }
-    const db = new Database(join(this.dataDir, "loopback.sqlite"), { readonly: true });
-    try {
-      return db.query(query).all(...params) as T[];
-    } finally {
-      db.close();
-    }
+  rows<T = Record<string, unknown>>(query: string, ...params: (string | number)[]): Promise<T[]> {
+    return storeRows<T>({ dataDir: this.dataDir, databaseUrl: this.databaseUrl }, query, ...params);
   }
 
   get url(): string {
@@ -175,6 +162,24 @@ export class RelayProcess {
     RelayProcess.live.delete(this);
     await this.stop();
     rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Rows of a query (`$1`… for parameters) on a relay's store, its SQLite file or its PostgreSQL database, read as a test inspects it. */
+export async function storeRows<T = Record<string, unknown>>(where: { dataDir: string; databaseUrl?: string }, query: string, ...params: (string | number)[]): Promise<T[]> {
+  if (where.databaseUrl) {
+    const sql = postgres(where.databaseUrl, { max: 1, onnotice: () => {} });
+    try {
+      return (await sql.unsafe(query, params)) as unknown as T[];
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+  }
+  const db = new Database(join(where.dataDir, "loopback.sqlite"), { readonly: true });
+  try {
+    return db.query(query).all(...params) as T[];
+  } finally {
+    db.close();
   }
 }
 

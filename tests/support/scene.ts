@@ -71,14 +71,14 @@ export function running<T>(call: Promise<T>): Promise<T> & { settled: boolean } 
   return tracked;
 }
 
-/** Waits until `check` gives something, or fails saying `what`. */
-export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 5000): Promise<T> {
+/** Waits until `check` gives something, looking every `everyMs`, or fails saying `what`. */
+export async function until<T>(check: () => Promise<T | undefined | false> | T | undefined | false, what: string, timeoutMs = 5000, everyMs = 10): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await Bun.sleep(10);
+    await Bun.sleep(everyMs);
   }
 }
 

@@ -161,6 +161,8 @@ export class InboxKeys {
     if (key === "u" && actions?.undo) return actions.undo(), true;
     if (key === "d" && actions?.dismiss) return actions.dismiss(), true;
     if (key === "r" && actions?.focusText) return actions.focusText(), true;
+    if ((key === "n" || key === "p") && actions?.movePoint) return actions.movePoint(key === "n" ? 1 : -1), true;
+    if (key === "x" && actions?.resolvePoint) return actions.resolvePoint(), true;
     return false;
   }
 }

@@ -28,12 +28,18 @@ export interface EventStreamOptions {
 /** Chrome keeps an MV3 worker alive only while socket messages flow, and idles it after 30 s. */
 export const KEEPALIVE_MS = 20_000;
 /**
- * Never more than 600 ms between tries (500, jittered): a person looking at the inbox must see it
- * live within a second of the relay being back, a wait the ticket, the socket and the snapshot
- * share; two ticket requests a second per open inbox, refused at once while the relay is down,
- * are nothing to it.
+ * Never more than 600 ms between tries (500, jittered) while the relay answers with an error: a
+ * person looking at the inbox must see it live within a second of the relay being well, a wait the
+ * ticket, the socket and the snapshot share; two ticket requests a second per open inbox are
+ * nothing to it.
  */
 const BACKOFF_MS = [250, 500];
+/**
+ * While nothing at the relay's address answers at all (the connection itself fails), a try costs
+ * the relay nothing, so the wait stays at 250 ms (300 jittered): the first try after it is back
+ * comes at once, and the ticket, the socket and the snapshot have the rest of the second.
+ */
+const UNANSWERED_MS = 250;
 /** A connection that stayed up this long resets the backoff. */
 const STABLE_MS = 10_000;
 /** The close code the relay ends a socket with when its token is revoked. */
@@ -65,6 +71,7 @@ export class EventStream {
       this.#setState({ state: "connecting" });
       const openedAt = Date.now();
       let reason: string;
+      let answered = true;
       try {
         const ended = await this.#connectOnce();
         if (ended instanceof RelayError) throw ended;
@@ -76,10 +83,13 @@ export class EventStream {
           return;
         }
         reason = describeError(e);
+        // A RelayError without a status is a request that got no response at all.
+        answered = !(e instanceof RelayError && e.kind === "unreachable" && e.status === 0);
       }
       if (signal.aborted) return;
       if (Date.now() - openedAt > STABLE_MS) this.#attempt = 0;
-      const delay = BACKOFF_MS[Math.min(this.#attempt++, BACKOFF_MS.length - 1)]!;
+      const backoff = BACKOFF_MS[Math.min(this.#attempt++, BACKOFF_MS.length - 1)]!;
+      const delay = answered ? backoff : Math.min(backoff, UNANSWERED_MS);
       const jittered = Math.round(delay * (0.8 + Math.random() * 0.4));
       this.#setState({ state: "retrying", reason, retryAt: new Date(Date.now() + jittered).toISOString() });
       await this.#sleep(jittered);

@@ -128,8 +128,39 @@ describe("event stream", () => {
     expect(Math.max(...gaps)).toBeLessThanOrEqual(600);
   });
 
+  it("while nothing at the relay's address answers, tries again every 300 ms at most", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.999);
+    const tries: number[] = [];
+    const ticket = vi.fn(async () => {
+      tries.push(Date.now());
+      throw new RelayError("unreachable", "could not be reached");
+    });
+    const { controller } = start(ticket);
+    await vi.advanceTimersByTimeAsync(20_000);
+    controller.abort();
+    const gaps = tries.slice(1).map((at, i) => at - tries[i]!);
+    expect(gaps.length).toBeGreaterThan(60);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(300);
+  });
+
+  it("while the relay answers with an error, waits up to 600 ms between tries", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.999);
+    const tries: number[] = [];
+    const ticket = vi.fn(async () => {
+      tries.push(Date.now());
+      throw new RelayError("unreachable", "The relay answered 502 Bad Gateway", 502);
+    });
+    const { controller } = start(ticket);
+    await vi.advanceTimersByTimeAsync(5_000);
+    controller.abort();
+    const gaps = tries.slice(1).map((at, i) => at - tries[i]!);
+    expect(Math.max(...gaps)).toBe(600);
+  });
+
   it("retries sooner when nudged", async () => {
-    const ticket = vi.fn().mockRejectedValueOnce(new RelayError("unreachable", "down")).mockRejectedValueOnce(new RelayError("unreachable", "down"));
+    vi.spyOn(Math, "random").mockReturnValue(0.999);
+    const down = () => new RelayError("unreachable", "The relay answered 503 Service Unavailable", 503);
+    const ticket = vi.fn().mockRejectedValueOnce(down()).mockRejectedValueOnce(down());
     ticket.mockResolvedValue({ ticket: "ok", expiresAt: "" });
     const { stream, controller } = start(ticket);
     await flush();

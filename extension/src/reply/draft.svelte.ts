@@ -1,4 +1,4 @@
-import type { Ask, Reply } from "@loopback/shared/generated/types";
+import type { Ask, Reply, Responded } from "@loopback/shared/generated/types";
 import { SvelteSet } from "svelte/reactivity";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { RelayError, describeError } from "../relay/relay-error";
@@ -174,9 +174,12 @@ async function deliver(session: Session, askId: string, draft: Draft, reply: Rep
     // Forgotten before the new ask shows, so a briefing's next round starts from an empty draft. A
     // question asked back carries no line comments: they wait, kept, for the verdict.
     const waiting = reply.outcome === "follow_up" ? draft.comments.list : [];
+    const unsent = reply.outcome === "responded" ? pointsNotIn(reply, draft.points) : {};
     forgetDraft(askId);
     draft.held = null;
     if (waiting.length) draftFor(askId).comments.list = waiting;
+    // One briefing point sent alone: the words on the others wait, kept, for the next reply.
+    if (Object.keys(unsent).length) draftFor(askId).points = unsent;
     sentNotice.record(askId, askTitle(updated), reply);
     session.applied(updated);
     return true;
@@ -202,6 +205,12 @@ async function deliver(session: Session, askId: string, draft: Draft, reply: Rep
   } finally {
     draft.sending = false;
   }
+}
+
+/** The points drafted on with words or a resolve that a briefing reply did not carry. */
+function pointsNotIn(reply: Responded, points: Record<string, PointDraft>): Record<string, PointDraft> {
+  const named = new Set(reply.points.map((p) => p.point));
+  return Object.fromEntries(Object.entries(points).filter(([id, p]) => !named.has(id) && (p.text.trim() !== "" || p.resolved)).map(([id, p]) => [id, { ...p }]));
 }
 
 /** The same reply, whatever order its fields came back in. */

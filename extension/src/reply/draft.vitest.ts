@@ -1,7 +1,7 @@
-import type { Answered, Reply } from "@loopback/shared/generated/types";
+import type { Answered, Reply, Responded } from "@loopback/shared/generated/types";
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../relay/relay-error";
-import { aQuestion, fresh, personReplies } from "../testing/asks";
+import { aBriefing, aQuestion, fresh, personReplies } from "../testing/asks";
 import { fakeSession } from "../testing/fake-session";
 import { draftFor, sendAllHeld, sendReply } from "./draft.svelte";
 
@@ -68,5 +68,21 @@ describe("a reply the relay could not be reached for", () => {
     await expect.poll(() => draft.held).toBeNull();
     expect(draft.error).toBeNull();
     expect(client.reply).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe("one briefing point sent alone", () => {
+  it("keeps the words and marks on the other points for the next reply, and drops the one sent", async () => {
+    const ask = fresh(aBriefing());
+    const { client, session } = fakeSession([ask]);
+    const draft = draftFor(ask.id);
+    draft.point("1").text = "Why?";
+    draft.point("2").resolved = true;
+    draft.point("3").text = "   ";
+    const reply: Responded = { outcome: "responded", points: [{ point: "1", text: "Why?" }] };
+    client.reply.mockImplementationOnce(async (_id: string, sent: unknown) => personReplies(ask, sent as Reply));
+    expect(await sendReply(session, ask, draft, reply)).toBe(true);
+    expect(draftFor(ask.id)).not.toBe(draft);
+    expect(draftFor(ask.id).points).toEqual({ "2": { text: "", resolved: true } });
   });
 });

@@ -7,6 +7,10 @@ export interface ReplyActions {
   dismiss?: () => void;
   send?: () => void;
   focusText?: () => void;
+  /** A briefing's next (1) or previous (-1) point. */
+  movePoint?: (step: number) => void;
+  /** Marks the briefing point the person is on resolved in the draft, or not. */
+  resolvePoint?: () => void;
   /** Takes back a reply still in its undo window. */
   undo?: () => void;
 }

@@ -30,6 +30,7 @@ import type { Caller } from "../auth/gate.ts";
 import { askSeenBy, canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
+import type { AskFeed } from "./ask-feed.ts";
 import { hashSecret, newId } from "../ids.ts";
 import { parseShape } from "../parse-shape.ts";
 import type { AskHead, AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
@@ -93,7 +94,10 @@ export class AskService {
   constructor(
     private store: AskRecords,
     private uploads: UploadService,
-    private bus: AskEventBus,
+    /** What the inboxes are shown, heard to keep each ask's summary current. */
+    bus: Pick<AskEventBus, "listen" | "onResync">,
+    /** Where this service's changes go to be shown and to wake whoever follows the ask. */
+    private feed: Pick<AskFeed, "opened" | "committed">,
     private clock: Clock,
     private waiting: Waiting,
     /** How long a handed-over reply stays claimable by asking again with the same input. */
@@ -244,7 +248,7 @@ export class AskService {
     // Announced as waiting in its first frame, and held so until its call follows it: between the
     // two the call records where it starts, and a reader of the ask meanwhile must see the same.
     const release = this.waiting.hold(ask.id);
-    this.bus.publish(caller.spaceId, "ask.opened", { ...ask, waiting: true }, 0);
+    this.feed.opened(caller.spaceId, ask);
     return { askId: ask.id, opened: true, reclaimed: false, release, recorded: Boolean(call) };
   }
 
@@ -283,9 +287,9 @@ export class AskService {
   }
 
   /**
-   * Stores a change decided on `before`'s version, tells the space, wakes whoever follows the ask. A
-   * write to the same ask that committed first, on this relay or another, wins: this one is refused
-   * as not its turn, and nothing of it is stored.
+   * Stores a change decided on `before`'s version; the feed tells the space and wakes whoever follows
+   * the ask. A write to the same ask that committed first, on this relay or another, wins: this one
+   * is refused as not its turn, and nothing of it is stored.
    */
   private async commit(caller: Caller, before: VersionedAsk, after: Ask): Promise<Ask> {
     if ((await this.store.append(before, after)) === "not_your_turn") {
@@ -294,13 +298,9 @@ export class AskService {
       if (now?.ask.status === "closed") throw problem("ask.closed");
       throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     }
-    this.bus.catchUp(caller.spaceId, this.withWaiting(before.ask), before.version);
-    const shown = this.withWaiting(after);
-    this.bus.publish(caller.spaceId, "ask.updated", shown, before.version + 1);
-    this.waiting.wake(after.id);
     // The writer's answer goes out before the woken calls' results: answered first, an agent's next
     // turn could reach the inbox before the person's own 200, and the side panel would show that turn
     // with the words just sent still in its draft.
-    return shown;
+    return this.feed.committed(caller.spaceId, before, after);
   }
 }

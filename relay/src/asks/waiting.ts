@@ -6,12 +6,10 @@ import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import { askSeenBy } from "../auth/who-sees-an-ask.ts";
-import type { Clock } from "../clock.ts";
-import type { AskEventBus } from "./ask-event-bus.ts";
+import type { Clock, Timer } from "../clock.ts";
 import type { AskRecords, VersionedAsk } from "../storage/store.ts";
 import { Followers, type Follower } from "./followers.ts";
 import { isDatabaseAway } from "../storage/database-reach.ts";
-import { log } from "../logging/log.ts";
 
 export interface FollowOptions {
   /** Ends the wait early, as when the agent cancels or its connection drops. */
@@ -36,6 +34,11 @@ export interface WaitingLimits {
   maxPerToken: number;
 }
 
+/** Where a flip of an ask's `waiting` is told, to be shown to the inboxes (asks/ask-feed.ts). */
+export interface Flips {
+  flipped(askId: string): void;
+}
+
 /** What `waiting` knows of other replicas' followers. */
 export interface Elsewhere {
   has(askId: string): boolean;
@@ -51,12 +54,12 @@ export class Waiting {
   /** Hears how long each reply handed to an agent had waited for it since the person sent it (ms). */
   onHandOver?: (ms: number) => void;
   #taskTurns = new Map<string, Promise<void>>();
-  #leases = new Map<string, { follower: Follower; timer: ReturnType<typeof setTimeout> }>();
+  #leases = new Map<string, { follower: Follower; timer: Timer }>();
   #stopping = false;
 
   constructor(
     private store: AskRecords,
-    private bus: AskEventBus,
+    private flips: Flips,
     private clock: Clock,
     private limits: WaitingLimits,
   ) {
@@ -118,16 +121,16 @@ export class Waiting {
         wake();
       },
     };
-    const timers: ReturnType<typeof setTimeout>[] = [];
+    const timers: Timer[] = [];
     const onAbort = () => wake();
     opts.signal?.addEventListener("abort", onAbort, { once: true });
     try {
       if (this.followers.add(askId, follower) && !opts.opened) this.announce(askId);
       opts.release?.();
-      if (opts.budgetMs > 0) timers.push(setTimeout(() => wake(), opts.budgetMs));
+      if (opts.budgetMs > 0) timers.push(this.clock.after(opts.budgetMs, () => wake()));
       if (opts.onProgress && opts.progressEveryMs) {
         const every = opts.progressEveryMs;
-        timers.push(setInterval(() => opts.onProgress!(this.clock.monoMs() - started), every));
+        timers.push(this.clock.every(every, () => opts.onProgress!(this.clock.monoMs() - started)));
       }
       let retryMs = 0;
       for (;;) {
@@ -143,7 +146,7 @@ export class Waiting {
           // The database blinked: the wait goes on, looking again a little later (and at once when
           // the relay hears the database is back), until its reply or its budget.
           retryMs = Math.min(retryMs ? retryMs * 2 : RETRY_FIRST_MS, RETRY_MAX_MS);
-          timers.push(setTimeout(() => wake(), retryMs));
+          timers.push(this.clock.after(retryMs, () => wake()));
         }
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
         if (reply) return { askId, reply };
@@ -154,7 +157,7 @@ export class Waiting {
       }
     } finally {
       opts.release?.();
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers) t.cancel();
       opts.signal?.removeEventListener("abort", onAbort);
       leave();
       const left = this.byClient.get(client)! - 1;
@@ -242,7 +245,7 @@ export class Waiting {
     // replica) starts from what was handed over, and must not be handed this reply again.
     if (replies > stored.delivered) await this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
     const latest = latestReply(stored.ask)!;
-    this.onHandOver?.(Date.now() - Date.parse(latest.at));
+    this.onHandOver?.(this.clock.wallMs() - Date.parse(latest.at));
     return latest.reply;
   }
 
@@ -268,8 +271,7 @@ export class Waiting {
       return;
     }
     const follower: Follower = { wake: () => {}, release: () => {} };
-    const timer = setTimeout(() => this.endLease(askId), ms);
-    timer.unref?.();
+    const timer = this.clock.after(ms, () => this.endLease(askId));
     this.#leases.set(askId, { follower, timer });
     if (this.followers.add(askId, follower) && !opened) this.announce(askId);
   }
@@ -277,7 +279,7 @@ export class Waiting {
   endLease(askId: string): void {
     const held = this.#leases.get(askId);
     if (!held) return;
-    clearTimeout(held.timer);
+    held.timer.cancel();
     this.#leases.delete(askId);
     if (this.followers.remove(askId, held.follower)) this.announce(askId);
   }
@@ -303,12 +305,7 @@ export class Waiting {
   }
 
   private announce(askId: string): void {
-    void this.store
-      .get(askId)
-      .then((stored) => {
-        if (stored) this.bus.republish(stored.spaceId, this.withWaiting(stored.ask), stored.version);
-      })
-      .catch((e) => isDatabaseAway(e) || log("asks").warn("could not announce who waits on {askId}", { askId, error: e }));
+    this.flips.flipped(askId);
   }
 
   /** How many calls and task leases follow asks right now (a stopping relay waits for them to end). */

@@ -8,10 +8,14 @@ import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { Caller } from "../auth/gate.ts";
 import { assertPerson } from "../auth/who-sees-an-ask.ts";
+import type { RevocationWatch } from "../auth/revocation-watch.ts";
+import type { AskEventBus } from "../asks/ask-event-bus.ts";
+import type { AskService } from "../asks/ask-service.ts";
+import type { Config } from "../config.ts";
+import type { TicketBook } from "./tickets.ts";
 import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { clientRevision } from "../http/revision-headers.ts";
-import type { Relay } from "../relay.ts";
 import { downgradeEvent, snapshotFor } from "../revisions/downgrade.ts";
 import { log } from "../logging/log.ts";
 
@@ -41,6 +45,16 @@ export interface SocketData {
   pending?: { held: AskEvent[]; stop: () => void; flushing: boolean; out: boolean };
 }
 
+/** What the event socket uses of the relay. */
+export interface EventSocketServices {
+  config: Pick<Config, "publicUrl" | "allowedOrigins" | "maxSocketsPerToken">;
+  authenticate(authorization: string | null, address: string): Promise<Caller>;
+  tickets: Pick<TicketBook, "redeem">;
+  revocations: Pick<RevocationWatch, "watch" | "beforeSending">;
+  bus: Pick<AskEventBus, "listen" | "onResync">;
+  asks: Pick<AskService, "snapshot" | "wholeSnapshot">;
+}
+
 // One topic per space and revision, so a change is serialized once per revision some inbox reads.
 const topic = (spaceId: string, revision: string) => `space:${spaceId}:r${revision}`;
 
@@ -49,8 +63,8 @@ interface OpenSockets {
   byToken: Map<string, Set<ServerWebSocket<SocketData>>>;
   opening: Map<string, number>;
 }
-const openSockets = new WeakMap<Relay, OpenSockets>();
-function socketsOf(relay: Relay): OpenSockets {
+const openSockets = new WeakMap<EventSocketServices, OpenSockets>();
+function socketsOf(relay: EventSocketServices): OpenSockets {
   let held = openSockets.get(relay);
   if (!held) openSockets.set(relay, (held = { byToken: new Map(), opening: new Map() }));
   return held;
@@ -62,7 +76,7 @@ const bump = (counts: Map<string, number>, key: string, by: number) => {
 };
 
 /** Authenticates an upgrade request, or answers it with a refusal before any upgrade happens. */
-export async function upgradeEvents(relay: Relay, request: Request, server: Server<SocketData>, address: string, headers: Record<string, string>): Promise<Response | undefined> {
+export async function upgradeEvents(relay: EventSocketServices, request: Request, server: Server<SocketData>, address: string, headers: Record<string, string>): Promise<Response | undefined> {
   try {
     const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((s) => s.trim());
     if (request.headers.get("upgrade")?.toLowerCase() !== "websocket") throw problem("route.not_found", "This address takes WebSocket upgrades.");
@@ -105,7 +119,7 @@ export async function upgradeEvents(relay: Relay, request: Request, server: Serv
 /** Closes a revoked token's sockets with this code, which clients take as "sign in again", not "reconnect". */
 export const REVOKED_CLOSE_CODE = 4401;
 
-export function eventSocket(relay: Relay, server: () => Server<SocketData>): WebSocketHandler<SocketData> {
+export function eventSocket(relay: EventSocketServices, server: () => Server<SocketData>): WebSocketHandler<SocketData> {
   const { byToken, opening } = socketsOf(relay);
   relay.revocations.watch({
     held: () => byToken.keys(),

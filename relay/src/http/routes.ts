@@ -4,8 +4,14 @@
 import * as v from "valibot";
 import { problem } from "@loopback/shared/problems";
 import { MAX_BODY_BYTES, MAX_REPLY_BYTES } from "@loopback/shared/ask-rules/index";
-import type { Relay } from "../relay.ts";
+import type { AskService } from "../asks/ask-service.ts";
+import type { Caller } from "../auth/gate.ts";
 import { assertPerson } from "../auth/who-sees-an-ask.ts";
+import type { Config } from "../config.ts";
+import type { TicketBook } from "../events/tickets.ts";
+import type { PushDevices } from "../push/devices.ts";
+import type { VapidKeys } from "../push/vapid-keys.ts";
+import type { UploadService } from "../uploads/upload-service.ts";
 import { readCappedBody } from "../read-capped-body.ts";
 import { problemResponse } from "./problem-response.ts";
 import { downgradeAsk, downgradePage, isShownTo, snapshotFor } from "../revisions/downgrade.ts";
@@ -75,7 +81,18 @@ function route(method: string, path: string, handle: Route["handle"]): Route {
   return { method, pattern: new RegExp(`^${source}/?$`), keys, handle };
 }
 
-export function apiRoutes(relay: Relay, addressOf: (request: Request) => string) {
+/** What the person's API uses of the relay. */
+export interface ApiServices {
+  config: Pick<Config, "build">;
+  authenticate(authorization: string | null, address: string): Promise<Caller>;
+  asks: Pick<AskService, "snapshot" | "wholeSnapshot" | "history" | "get" | "reply">;
+  tickets: Pick<TicketBook, "issue">;
+  pushKeys: Pick<VapidKeys, "publicKey">;
+  pushDevices: Pick<PushDevices, "list" | "add" | "setLoudness" | "remove">;
+  uploads: Pick<UploadService, "read" | "store">;
+}
+
+export function apiRoutes(relay: ApiServices, addressOf: (request: Request) => string) {
   const headers = revisionHeaders(relay.config.build);
   const caller = (request: Request) => relay.authenticate(request.headers.get("authorization"), addressOf(request));
   /** The inbox's routes take a person's token only: an agent token reads asks through MCP, its person's alone. */

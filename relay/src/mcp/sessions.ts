@@ -4,7 +4,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
-import type { Clock } from "../clock.ts";
+import type { Clock, Timer } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { CallRecords, SessionRecords, SessionRow } from "../storage/store.ts";
 import { log } from "../logging/log.ts";
@@ -49,15 +49,14 @@ export interface SessionServices {
 export class Sessions {
   #live = new Map<string, Session>();
   #restoring = new Map<string, Promise<Session>>();
-  #sweeper: ReturnType<typeof setInterval>;
+  #sweeper: Timer;
 
   constructor(
     private services: SessionServices,
     /** The SDK Server a session of this caller answers with. */
     private serve: (caller: Caller) => Server,
   ) {
-    this.#sweeper = setInterval(() => void this.sweep().catch((e) => log("mcp").warn("session sweep failed", { error: e })), SWEEP_EVERY_MS);
-    this.#sweeper.unref?.();
+    this.#sweeper = services.clock.every(SWEEP_EVERY_MS, () => this.sweep().catch((e) => log("mcp").warn("session sweep failed", { error: e })));
   }
 
   /** The session in memory, or rebuilt from its row, when it belongs to the caller's token. */
@@ -190,7 +189,7 @@ export class Sessions {
 
   /** The relay stops: sessions leave memory and stay in the store. */
   async close(): Promise<void> {
-    clearInterval(this.#sweeper);
+    this.#sweeper.cancel();
     const sessions = [...this.#live.values()];
     this.#live.clear();
     await Promise.all(sessions.map((s) => s.server.close().catch(() => {})));

@@ -7,18 +7,27 @@ import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import { problem } from "@loopback/shared/problems";
 import { problemResponse } from "../http/problem-response.ts";
 import { errorListeners } from "../logging/log.ts";
-import type { Relay } from "../relay.ts";
+import type { Waiting } from "../asks/waiting.ts";
+import type { PushSender } from "../push/push-sender.ts";
+import type { UpkeepRecords } from "../storage/store.ts";
 
 const LOOPBACK_ADDRESS = /^(127\.|::1$|::ffff:127\.)/;
 /** From a millisecond (an agent already waiting) to an hour (a reply picked up long after). */
 const LATENCY_BUCKETS_S = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 5, 30, 300, 3600];
+
+/** What the metrics read of the relay when scraped, and hear from it as it goes. */
+export interface MetricsSources {
+  store: { upkeep: Pick<UpkeepRecords, "openAsks"> };
+  waiting: Pick<Waiting, "followers" | "byClient" | "onHandOver">;
+  push: Pick<PushSender, "outcomes">;
+}
 
 export class Metrics {
   readonly registry = new Registry();
   #token?: Buffer;
   #unlisten: () => void;
 
-  constructor(relay: Relay, sockets: () => number, token?: string) {
+  constructor(relay: MetricsSources, sockets: () => number, token?: string) {
     this.#token = token ? Buffer.from(token) : undefined;
     const registers = [this.registry];
     new Gauge({

@@ -50,7 +50,7 @@ export const WHOLE_SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
  * The snapshot as a reader of `revision` reads it: summaries and the newest few asks whole from
  * revision 4, every ask whole (within `WHOLE_SNAPSHOT_MAX_BYTES`) before it.
  */
-export async function snapshotFor(asks: AskService, caller: Caller, revision: string): Promise<Snapshot | WholeSnapshot> {
+export async function snapshotFor(asks: Pick<AskService, "snapshot" | "wholeSnapshot">, caller: Caller, revision: string): Promise<Snapshot | WholeSnapshot> {
   if (Number(revision) >= 5) return asks.snapshot(caller);
   const s = await asks.wholeSnapshot(caller, WHOLE_SNAPSHOT_MAX_BYTES);
   return { open: downgradeAll(s.open, revision), recent: downgradeAll(s.recent, revision) };

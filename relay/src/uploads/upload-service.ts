@@ -47,7 +47,7 @@ export class UploadService {
     const row = await this.records.ticket(spaceId, hashSecret(token));
     if (!row) throw problem("upload.not_found");
     if (row.storedAt) throw problem("upload.used");
-    if (Date.parse(row.expiresAt) <= Date.now()) throw problem("upload.expired");
+    if (Date.parse(row.expiresAt) <= this.clock.wallMs()) throw problem("upload.expired");
     if (row.revokedAt) throw problem("upload.expired", "The token it was issued to was revoked.");
     const type = row.contentType as ImageType;
     const declared = (contentType ?? "").split(";")[0].trim().toLowerCase();
@@ -75,7 +75,7 @@ export class UploadService {
    * no ask named within a ticket's time after they were stored. Returns how many.
    */
   async sweepExpired(): Promise<number> {
-    const now = Date.now();
+    const now = this.clock.wallMs();
     return (await this.records.sweepExpired(new Date(now).toISOString())) + (await this.records.sweepOrphans(new Date(now - this.config.uploadTtlMs).toISOString()));
   }
 

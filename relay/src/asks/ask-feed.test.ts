@@ -1,0 +1,244 @@
+// The ask feed, in-process over a real SQLite file: two "replicas" share the file, each with its own
+// feed, bus and waiting core, as two relays share PostgreSQL; the test plays the channel between them
+// (PostgreSQL's notifications), so it can deliver a notice late, out of order, or not at all.
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { AskEvent } from "@loopback/shared/generated/types";
+import { configFromEnv } from "../config.ts";
+import { Clock } from "../clock.ts";
+import { Gate, type Caller } from "../auth/gate.ts";
+import { DatabaseReach } from "../storage/database-reach.ts";
+import { stateOf } from "../storage/ask-as-of.ts";
+import { openSqliteStore } from "../storage/sqlite/store.ts";
+import type { AskChange, AskRecords, Store } from "../storage/store.ts";
+import { UploadService } from "../uploads/upload-service.ts";
+import { AskEventBus } from "./ask-event-bus.ts";
+import { AskFeed, type ChangeSource } from "./ask-feed.ts";
+import { AskService } from "./ask-service.ts";
+import { Waiting } from "./waiting.ts";
+
+const dataDir = mkdtempSync(join(tmpdir(), "loopback-feed-"));
+const config = configFromEnv({ LOOPBACK_DATA: dataDir });
+const clock = new Clock();
+let store: Store;
+let agent: Caller;
+let person: Caller;
+
+beforeAll(async () => {
+  store = openSqliteStore(dataDir);
+  const gate = new Gate(store, clock);
+  agent = (await gate.createToken({ person: "ada", agent: true })).caller;
+  person = (await gate.createToken({ person: "ada" })).caller;
+});
+afterAll(async () => {
+  await store.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** One relay's ask side over the shared file: what its inboxes were shown, and its channel from the others. */
+interface Replica {
+  feed: AskFeed;
+  asks: AskService;
+  waiting: Waiting;
+  /** The frames this replica's inboxes were sent, in order. */
+  frames: AskEvent[];
+  /** How many times its inboxes were told to read their space afresh. */
+  resyncs: number;
+  /** Delivers another replica's change, as PostgreSQL's notification would. */
+  hear(change: AskChange): void;
+  /** The channel's listener connected again (it was away, and notices may have been missed). */
+  reconnected(): void;
+}
+
+const replicas: Replica[] = [];
+afterEach(async () => {
+  for (const r of replicas.splice(0)) {
+    r.waiting.releaseAll();
+    await r.feed.close();
+  }
+});
+
+/** `reads` is where the feed reads asks: the file unless given. */
+async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = store.asks): Promise<Replica> {
+  const bus = new AskEventBus();
+  const waiting = new Waiting(store.asks, { flipped: (askId) => feed.flipped(askId) }, clock, { maxPerToken: 10 });
+  const feed = new AskFeed(reads, bus, waiting);
+  const asks = new AskService(store.asks, new UploadService(store.uploads, clock, config), bus, feed, clock, waiting, config.reclaimMs);
+  let channel!: { onChange: (change: AskChange) => void; onReady?: () => void };
+  const source: ChangeSource = {
+    listen: async (onChange, onReady) => {
+      channel = { onChange, onReady };
+      onReady?.();
+      return { close: async () => {} };
+    },
+    reach,
+  };
+  await feed.listen(source);
+  const r: Replica = {
+    feed,
+    asks,
+    waiting,
+    frames: [],
+    resyncs: 0,
+    hear: (change) => channel.onChange(change),
+    reconnected: () => channel.onReady?.(),
+  };
+  bus.listen((_spaceId, event) => r.frames.push(event));
+  bus.onResync(() => r.resyncs++);
+  replicas.push(r);
+  return r;
+}
+
+/** The notice another replica's commit of `askId` at `version` sends, as the store writes it. */
+async function noticeOf(askId: string, version: number): Promise<AskChange> {
+  const stored = (await store.asks.get(askId))!;
+  expect(stored.version).toBe(version);
+  return { askId, spaceId: stored.spaceId, replica: "elsewhere", ...stateOf(stored.ask, version) };
+}
+
+const shown = (r: Replica) => r.feed.settled();
+
+/** What a frame says of its ask: its kind, how many turns, whose move, and whether a call waits on it. */
+const seen = (event: AskEvent) => `${event.type} ${event.ask.thread.length} ${event.ask.status}${event.ask.waiting ? " waiting" : ""}`;
+
+let n = 0;
+const question = async (on: Replica): Promise<string> => {
+  const opened = await on.asks.open(agent, { kind: "question", input: { question: "Which?", project: `feed-${++n}` } });
+  opened.release?.();
+  return opened.askId;
+};
+const followUp = (on: Replica, askId: string) => on.asks.reply(person, askId, { outcome: "follow_up", question: "Why?" });
+const answer = (on: Replica, askId: string) => on.asks.answerFollowUp(agent, { askId, answer: "Because." });
+const close = (on: Replica, askId: string) => on.asks.reply(person, askId, { outcome: "answered", selected: [], text: "Fine." });
+
+test("a turn made here is shown after the version it was decided on, whose own notice then changes nothing", async () => {
+  const [a, b] = [await replica(), await replica()];
+  const askId = await question(b);
+  const opening = await noticeOf(askId, 0);
+  // The person answers on this replica before the notice of the ask's opening reached it.
+  await followUp(a, askId);
+  a.hear(opening);
+  await shown(a);
+  expect(a.frames.map(seen)).toEqual(["ask.opened 0 awaiting_human", "ask.updated 1 awaiting_agent"]);
+});
+
+test("other replicas' changes are shown in the order they were heard, each as it left the ask", async () => {
+  const [a, b] = [await replica(), await replica()];
+  const askId = await question(b);
+  const notices = [await noticeOf(askId, 0)];
+  await followUp(b, askId);
+  notices.push(await noticeOf(askId, 1));
+  await answer(b, askId);
+  notices.push(await noticeOf(askId, 2));
+  // Every notice is heard after the ask moved on to its last version: each is still shown as its own.
+  for (const notice of notices) a.hear(notice);
+  await shown(a);
+  expect(a.frames.map(seen)).toEqual(["ask.opened 0 awaiting_human", "ask.updated 1 awaiting_agent", "ask.updated 2 awaiting_human"]);
+});
+
+test("a change whose read is slow still goes out before the next change of the same ask", async () => {
+  // The first read of the ask takes until the test lets it finish; later reads are answered at once.
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  let first = true;
+  const slowFirst = {
+    get: async (id: string) => {
+      const stored = await store.asks.get(id);
+      if (first) {
+        first = false;
+        await finished;
+      }
+      return stored;
+    },
+  };
+  const [a, b] = [await replica(undefined, slowFirst), await replica()];
+  const askId = await question(b);
+  const opening = await noticeOf(askId, 0);
+  await followUp(b, askId);
+  a.hear(opening);
+  a.hear(await noticeOf(askId, 1));
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  expect(a.frames).toEqual([]);
+  finish();
+  await shown(a);
+  expect(a.frames.map(seen)).toEqual(["ask.opened 0 awaiting_human", "ask.updated 1 awaiting_agent"]);
+});
+
+test("a notice heard after a later version was shown never brings the older one back", async () => {
+  const [a, b] = [await replica(), await replica()];
+  const askId = await question(b);
+  const opening = await noticeOf(askId, 0);
+  await followUp(b, askId);
+  const followedUp = await noticeOf(askId, 1);
+  await answer(a, askId);
+  // This replica made version 2 itself; the notices of 0 and 1 arrive afterwards, the later first.
+  a.hear(followedUp);
+  a.hear(opening);
+  await shown(a);
+  expect(a.frames.map(seen)).toEqual(["ask.updated 1 awaiting_agent", "ask.updated 2 awaiting_human"]);
+});
+
+test("a call following the ask here is shown at the version already shown, not one whose notice is still coming", async () => {
+  const [a, b] = [await replica(), await replica()];
+  const askId = await question(b);
+  a.hear(await noticeOf(askId, 0));
+  await followUp(b, askId);
+  const followedUp = await noticeOf(askId, 1);
+  await answer(b, askId);
+  // A task polls the ask here from the follow-up on (no reply yet): `waiting` flips, read at version 2.
+  expect(await a.waiting.poll(agent, askId, { from: 1, leaseMs: 60_000 })).toBeUndefined();
+  await shown(a);
+  a.hear(followedUp);
+  a.hear(await noticeOf(askId, 2));
+  await shown(a);
+  expect(a.frames.map(seen)).toEqual([
+    "ask.opened 0 awaiting_human",
+    "ask.updated 0 awaiting_human waiting",
+    "ask.updated 1 awaiting_agent waiting",
+    "ask.updated 2 awaiting_human waiting",
+  ]);
+});
+
+test("after the listener reconnects, a call waiting here reads its ask again and finds the reply whose notice was lost", async () => {
+  const [a, b] = [await replica(), await replica()];
+  const askId = await question(b);
+  let returned = false;
+  const waited = a.waiting.follow(agent, askId, { from: 0, budgetMs: 0 }).finally(() => (returned = true));
+  // Parked: it has looked once, found no reply, and waits to be woken.
+  while (!a.waiting.isFollowed(askId)) await new Promise((r) => setImmediate(r));
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  await close(b, askId);
+  // Its notice is lost: nothing tells this replica, and the call goes on waiting.
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+  expect(returned).toBe(false);
+  expect(a.resyncs).toBe(0);
+  a.reconnected();
+  expect(a.resyncs).toBe(1);
+  expect(await waited).toEqual({ askId, reply: { outcome: "answered", selected: [], text: "Fine." } });
+});
+
+test("once the database is back, inboxes read their space afresh and what was shown before is forgotten", async () => {
+  let back = false;
+  const reach = new DatabaseReach(async () => {
+    if (!back) throw new Error("still away");
+  });
+  const [a, b] = [await replica(reach), await replica()];
+  const askId = await question(b);
+  a.hear(await noticeOf(askId, 0));
+  await shown(a);
+  // The database goes away; meanwhile the person answers on the other replica, whose notice is lost.
+  const away = reach.guard({ get: async () => Promise.reject(Object.assign(new Error("refused"), { code: "ECONNREFUSED" })) });
+  await expect(away.get()).rejects.toThrow();
+  await close(b, askId);
+  const resynced = new Promise<void>((resolve) => reach.onBack(resolve));
+  back = true;
+  await resynced;
+  reach.stop();
+  expect(a.resyncs).toBe(1);
+  // A flip shown now is the ask as it now is: the open version shown before the outage is forgotten.
+  a.waiting.hold(askId)();
+  await shown(a);
+  expect(a.frames.map(seen)).toEqual(["ask.opened 0 awaiting_human", "ask.updated 1 closed"]);
+});
