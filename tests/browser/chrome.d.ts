@@ -1,7 +1,7 @@
 // The few extension APIs the tests call inside extension pages (page.evaluate runs there, not here).
 declare const chrome: {
   storage: {
-    local: { get(key: string): Promise<Record<string, unknown>> };
+    local: { get(key: string | null): Promise<Record<string, unknown>> };
     onChanged: { addListener(listener: (changes: Record<string, { newValue?: unknown; oldValue?: unknown }>, area: string) => void): void };
   };
   runtime: { sendMessage(message: unknown): Promise<unknown> };

@@ -1,14 +1,16 @@
 import type { Ask } from "@loopback/shared/generated/types";
-import type { WholeSnapshot } from "../relay/whole-snapshot";
+import type { ListedSnapshot } from "../relay/listed-snapshot";
 import { SvelteMap } from "svelte/reactivity";
 import { compareClosed, compareOpen, isNewer, isOpen } from "./ask-order";
+import { isWhole, listedOver, type ListedAsk } from "../relay/listed-ask";
 
 /**
  * The asks a person sees: the live set (a snapshot, then every event applied on top) and older
- * history paged in on demand. Whoever owns the connection feeds it; components only read.
+ * history paged in on demand. Whoever owns the connection feeds it; components only read. The live
+ * set lists an ask by its summary until its body is read (`get` gives only whole asks; `entry` either).
  */
 export class Inbox {
-  #live = new SvelteMap<string, Ask>();
+  #live = new SvelteMap<string, ListedAsk>();
   #history = new SvelteMap<string, Ask>();
   /** Whether a snapshot has arrived at least once, so an empty list means "nothing" and not "loading". */
   loaded = $state(false);
@@ -18,7 +20,7 @@ export class Inbox {
 
   open = $derived([...this.#live.values()].filter(isOpen).sort(compareOpen));
   closed = $derived.by(() => {
-    const byId = new Map<string, Ask>();
+    const byId = new Map<string, ListedAsk>();
     for (const ask of this.#history.values()) byId.set(ask.id, ask);
     for (const ask of this.#live.values()) if (!isOpen(ask)) byId.set(ask.id, ask);
     return [...byId.values()].filter((ask) => !isOpen(ask)).sort(compareClosed);
@@ -32,20 +34,33 @@ export class Inbox {
   /** Every ask in the order the list shows it, for moving with j/k. */
   ordered = $derived([...this.visibleOpen, ...this.visibleClosed]);
 
+  /** The ask whole, when its body is here. */
   get(id: string): Ask | undefined {
+    const ask = this.entry(id);
+    return ask && isWhole(ask) ? ask : undefined;
+  }
+
+  /** The ask as listed: whole, or its summary while its body is not read. */
+  entry(id: string): ListedAsk | undefined {
     return this.#live.get(id) ?? this.#history.get(id);
   }
 
-  /** Starts over from a snapshot: whatever it lacks is gone from the live set. */
-  reset(snapshot: WholeSnapshot): void {
+  /**
+   * Starts over from a snapshot: whatever it lacks is gone from the live set, and a body held at
+   * the change the snapshot lists is kept.
+   */
+  reset(snapshot: ListedSnapshot): void {
     const incoming = new Map([...snapshot.open, ...snapshot.recent].map((ask) => [ask.id, ask]));
     for (const id of [...this.#live.keys()]) if (!incoming.has(id)) this.#live.delete(id);
-    for (const [id, ask] of incoming) this.#live.set(id, ask);
+    for (const [id, ask] of incoming) {
+      const held = this.#live.get(id);
+      if (listedOver(held, ask) !== held) this.#live.set(id, ask);
+    }
     this.loaded = true;
   }
 
   /** Applies an ask as an event or a reply's response carries it; older copies are ignored. */
-  upsert(ask: Ask): void {
+  upsert(ask: ListedAsk): void {
     if (!isNewer(ask, this.#live.get(ask.id) ?? this.#history.get(ask.id))) return;
     this.#live.set(ask.id, ask);
     this.#history.delete(ask.id);

@@ -1,7 +1,8 @@
+import { summarize } from "@loopback/shared/ask-rules/summarize";
 import { describe, expect, it } from "vitest";
 import { aBriefing, aQuestion, aReview, fresh, personReplies } from "../testing/asks";
 import { askTitleText } from "../blocks/inline-markdown";
-import { askTitle, questionBody } from "./ask-labels";
+import { askTitle, closedLabel, questionBody } from "./ask-labels";
 import { Inbox } from "./inbox.svelte";
 
 const at = (minute: number) => `2025-01-01T10:${String(minute).padStart(2, "0")}:00.000Z`;
@@ -35,6 +36,31 @@ describe("inbox", () => {
     inbox.upsert(ask);
     expect(inbox.get(ask.id)?.status).toBe("closed");
     expect(inbox.closed.map((a) => a.id)).toEqual([ask.id]);
+  });
+
+  it("lists an ask by its summary until its body comes, and never trades the body back for a summary of the same change", () => {
+    const inbox = new Inbox();
+    const ask = fresh(aQuestion());
+    inbox.reset({ open: [summarize(ask)], recent: [] });
+    expect(inbox.open.map((a) => a.id)).toEqual([ask.id]);
+    expect(inbox.get(ask.id)).toBeUndefined();
+    expect(inbox.entry(ask.id)).toEqual(summarize(ask));
+    inbox.remember(ask);
+    expect(inbox.get(ask.id)).toEqual(ask);
+    inbox.upsert(summarize(ask));
+    inbox.reset({ open: [summarize(ask)], recent: [] });
+    expect(inbox.get(ask.id)).toEqual(ask);
+    const later = personReplies(ask, { outcome: "dismissed" }, 5);
+    inbox.reset({ open: [], recent: [summarize(later)] });
+    expect(inbox.get(ask.id)).toBeUndefined();
+    expect(inbox.closed.map((a) => a.id)).toEqual([ask.id]);
+  });
+
+  it("titles and labels a row from a summary as from the whole ask", () => {
+    const question = fresh(aQuestion({ question: "## Ship **now**?\n\nMore below." }));
+    expect(askTitle(summarize(question))).toBe(askTitle(question));
+    const answered = personReplies(fresh(aQuestion()), { outcome: "answered", selected: ["Yes"], text: "and soon" }, 1);
+    expect(closedLabel(summarize(answered))).toBe(closedLabel(answered));
   });
 
   it("filters by project and pages history behind the live set", () => {

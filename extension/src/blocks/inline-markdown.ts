@@ -1,6 +1,6 @@
 import DOMPurify, { type DOMPurify as Purifier } from "dompurify";
 import { Lexer, Marked, type Token, type Tokens } from "marked";
-import type { Ask } from "@loopback/shared/generated/types";
+import type { ListedAsk } from "../relay/listed-ask";
 import { askTitle } from "../base/ask-labels";
 import { escapeHtml } from "./markdown";
 
@@ -53,4 +53,4 @@ function textOf(tokens: Token[]): string {
 }
 
 /** An ask's title as plain text, where no markup can show (a notification). */
-export const askTitleText = (ask: Ask) => inlineMarkdownText(askTitle(ask));
+export const askTitleText = (ask: ListedAsk) => inlineMarkdownText(askTitle(ask));

@@ -1,8 +1,8 @@
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { untrack } from "svelte";
+import { AskBodies, wantedBodies } from "../base/ask-bodies.svelte";
 import { clock } from "../base/clock.svelte";
 import type { Session } from "../base/session";
-import { describeError } from "../relay/relay-error";
 import { sendAllHeld } from "../reply/draft.svelte";
 import { ReplyKeys } from "../reply/reply-keys";
 import { InboxKeys } from "./inbox-keys.svelte";
@@ -10,21 +10,25 @@ import type { Route } from "./route.svelte";
 
 /**
  * What the inbox does of its own accord as the relay, the route and the asks change: held replies
- * sent when the relay is back, an ask the live set lacks fetched, the selection following the route
- * and the asks, on to the next ask once a turn is taken, a new ask shown from its top. Made once by
- * the app component, during its setup, so these live and end with it.
+ * sent when the relay is back, the bodies of the open ask and of those likely opened next read, the
+ * selection following the route and the asks, on to the next ask once a turn is taken, a new ask
+ * shown from its top. Made once by the app component, during its setup, so these live and end with it.
  */
 export class InboxController {
   readonly #session: Session;
   readonly #route: Route;
   readonly keys = new ReplyKeys();
   readonly nav: InboxKeys;
-  /** Why the ask the route names could not be read, if it could not. */
-  fetchError = $state<string | null>(null);
+  readonly bodies: AskBodies;
+
+  /** Why the ask the route names could not be read, until it is. */
+  get fetchError(): string | undefined {
+    return this.#route.askId ? this.bodies.failures.get(this.#route.askId) : undefined;
+  }
   /** The pane the open ask scrolls in. */
   askPane = $state<HTMLElement | null>(null);
 
-  /** The ask the route shows, once the inbox holds it. */
+  /** The ask the route shows, once the inbox holds it whole. */
   get current() {
     return this.#route.askId ? this.#session.inbox.get(this.#route.askId) : undefined;
   }
@@ -37,9 +41,10 @@ export class InboxController {
     this.#session = session;
     this.#route = route;
     this.nav = new InboxKeys(session.inbox, route, this.keys);
+    this.bodies = new AskBodies(session.inbox);
     $effect(() => clock.use());
     this.#sendHeldWhenLive();
-    this.#fetchWhatTheRouteNames();
+    this.#readBodies();
     this.#followTheRoute();
     this.#moveOnOnceTaken();
     this.#showANewAskFromItsTop();
@@ -57,24 +62,14 @@ export class InboxController {
     });
   }
 
-  // A deep link, or a "revises" link, can name an ask the live set does not hold.
-  #fetchWhatTheRouteNames() {
+  // The list shows summaries. The open ask's body is read (or the ask itself, which a deep link or a
+  // "revises" link can name outside the live set), and those of the asks likely opened next.
+  #readBodies() {
     $effect(() => {
-      const id = this.#route.askId;
-      const client = this.#session.client;
-      // Tried again when the relay is back.
-      void this.live;
-      this.fetchError = null;
-      if (!id || !client || this.#session.inbox.get(id)) return;
-      const controller = new AbortController();
-      client.ask(id, controller.signal).then(
-        (ask) => this.#session.inbox.remember(ask),
-        (e) => {
-          if (!controller.signal.aborted) this.fetchError = describeError(e);
-        },
-      );
-      return () => controller.abort();
+      const { inbox, client } = this.#session;
+      this.bodies.want(client, wantedBodies(this.#route.askId, this.nav.selectedId, this.nav.walk, inbox.ordered));
     });
+    $effect(() => () => this.bodies.stop());
   }
 
   #followTheRoute() {

@@ -44,7 +44,7 @@ export class InboxKeys {
     const id = this.#route.askId;
     if (!id) return;
     this.selectedId = id;
-    const ask = this.#inbox.get(id);
+    const ask = this.#inbox.entry(id);
     if (ask) this.inHistory = !isOpen(ask);
   }
 
@@ -94,7 +94,7 @@ export class InboxKeys {
     this.newArrival = null;
     this.chosen = true;
     this.selectedId = id;
-    const ask = this.#inbox.get(id);
+    const ask = this.#inbox.entry(id);
     this.inHistory = !!ask && !isOpen(ask);
     this.#route.open(id);
   }

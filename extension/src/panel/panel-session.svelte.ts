@@ -1,6 +1,7 @@
 import type { Ask, Whoami } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
 import { isOpen } from "../base/ask-order";
+import type { ListedAsk } from "../relay/listed-ask";
 import { Inbox } from "../base/inbox.svelte";
 import type { Route } from "../inbox/route.svelte";
 import type { Session } from "../base/session";
@@ -116,7 +117,7 @@ export class PanelSession implements Session {
     if (area !== "local") return;
     for (const [key, change] of Object.entries(changes)) {
       if (!key.startsWith(ASK_PREFIX)) continue;
-      if (change.newValue) this.inbox.upsert(change.newValue as Ask);
+      if (change.newValue) this.inbox.upsert(change.newValue as ListedAsk);
       else this.inbox.remove(key.slice(ASK_PREFIX.length));
     }
   };

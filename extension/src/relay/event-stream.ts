@@ -1,11 +1,12 @@
-import type { Ask, AskEvent, ServerEvent } from "@loopback/shared/generated/types";
+import type { AskEvent, ServerEvent } from "@loopback/shared/generated/types";
+import type { ListedAsk } from "./listed-ask";
 import { EVENTS_SUBPROTOCOL, TICKET_SUBPROTOCOL_PREFIX } from "@loopback/shared/wire-names";
 import type { RelayClient } from "./relay-client";
 import { RelayError, describeError } from "./relay-error";
-import { wholeSnapshot, type WholeSnapshot } from "./whole-snapshot";
+import { listedSnapshot, type ListedSnapshot } from "./listed-snapshot";
 
-/** A frame as the inbox applies it: a snapshot with every ask whole, or one ask's change. */
-export type InboxEvent = { type: "snapshot"; snapshot: WholeSnapshot } | AskEvent;
+/** A frame as the inbox applies it: a snapshot listing every ask, or one ask's change, whole. */
+export type InboxEvent = { type: "snapshot"; snapshot: ListedSnapshot } | AskEvent;
 
 /** Where the live connection stands, for a status line the person can read. */
 export type StreamState =
@@ -17,8 +18,8 @@ export type StreamState =
 export interface EventStreamOptions {
   client: RelayClient;
   onEvent: (event: InboxEvent) => void | Promise<void>;
-  /** An ask held already, so a snapshot that lists it unchanged does not read it again. */
-  held?: (id: string) => Ask | undefined;
+  /** An ask held already, so a snapshot that lists it unchanged keeps its body. */
+  held?: (id: string) => ListedAsk | undefined;
   onState?: (state: StreamState) => void;
   signal: AbortSignal;
   WebSocket?: typeof WebSocket;
@@ -164,10 +165,7 @@ export class EventStream {
         queue = queue.then(async () => {
           try {
             if (event.type !== "snapshot") await onEvent(event);
-            else {
-              const whole = await wholeSnapshot(event.snapshot, this.#options.held ?? (() => undefined), (id) => client.ask(id, signal));
-              await onEvent({ type: "snapshot", snapshot: whole });
-            }
+            else await onEvent({ type: "snapshot", snapshot: listedSnapshot(event.snapshot, this.#options.held ?? (() => undefined)) });
           } catch (e) {
             console.error("Loopback: applying an event failed", e);
           }

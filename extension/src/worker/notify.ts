@@ -2,6 +2,7 @@ import type { Ask, Reply } from "@loopback/shared/generated/types";
 import { browser } from "wxt/browser";
 import { KIND_LABEL } from "../base/ask-labels";
 import { askTitleText } from "../blocks/inline-markdown";
+import { isWhole, type ListedAsk } from "../relay/listed-ask";
 
 /**
  * What a notification's buttons do. Chrome allows two: a question's two choices, a review's
@@ -14,13 +15,14 @@ const PREFIX = "ask:";
 // Firefox shows no buttons on notifications: a click on the notification opens the ask.
 const HAS_BUTTONS = !import.meta.env.FIREFOX;
 
-export function layoutOf(ask: Ask): Layout {
-  if (ask.kind === "question" && ask.prompt.options.length === 2 && !ask.prompt.multiple) return "choices";
+/** A question listed by its summary shows Open alone: its choices are in the body, not read yet. */
+export function layoutOf(ask: ListedAsk): Layout {
+  if (isWhole(ask) && ask.kind === "question" && ask.prompt.options.length === 2 && !ask.prompt.multiple) return "choices";
   if (ask.kind === "approval") return "approval";
   return ask.kind === "review" ? "review" : "open";
 }
 
-export const notificationId = (ask: Ask) => `${PREFIX}${ask.id}:${layoutOf(ask)}`;
+export const notificationId = (ask: ListedAsk) => `${PREFIX}${ask.id}:${layoutOf(ask)}`;
 
 export function parseNotificationId(id: string): { askId: string; layout: Layout } | null {
   const m = /^ask:([^:]+):(choices|review|approval|open)$/.exec(id);
@@ -29,9 +31,9 @@ export function parseNotificationId(id: string): { askId: string; layout: Layout
 
 export const askIdOfNotification = (id: string) => parseNotificationId(id)?.askId ?? null;
 
-function buttons(ask: Ask): { title: string }[] {
+function buttons(ask: ListedAsk): { title: string }[] {
   const layout = layoutOf(ask);
-  if (layout === "choices" && ask.kind === "question") return ask.prompt.options.map((o) => ({ title: o.label }));
+  if (layout === "choices" && isWhole(ask) && ask.kind === "question") return ask.prompt.options.map((o) => ({ title: o.label }));
   if (layout === "approval") return [{ title: "Allow" }, { title: "Deny" }];
   return layout === "review" ? [{ title: "Approve" }, { title: "Open" }] : [{ title: "Open" }];
 }
@@ -43,16 +45,19 @@ export function buttonAction(layout: Layout, index: number): "reply" | "open" | 
   return index === 0 ? "open" : null;
 }
 
-/** The reply button `index` sends on `ask`, or null when that button sends none. */
-export function replyOfButton(ask: Ask, index: number): Reply | null {
-  if (buttonAction(layoutOf(ask), index) !== "reply") return null;
-  if (ask.kind === "question") return { outcome: "answered", selected: [ask.prompt.options[index]!.label] };
+/**
+ * The reply button `index` of a notification laid out as `layout` sends on `ask`, or null when that
+ * button sends none: the layout the notification showed, not the one the ask read since would get.
+ */
+export function replyOfButton(ask: Ask, index: number, layout = layoutOf(ask)): Reply | null {
+  if (buttonAction(layout, index) !== "reply") return null;
+  if (ask.kind === "question" && layout === "choices") return { outcome: "answered", selected: [ask.prompt.options[index]!.label] };
   if (ask.kind === "approval") return index === 0 ? { outcome: "allowed" } : { outcome: "denied" };
   return ask.kind === "review" ? { outcome: "approved" } : null;
 }
 
 /** Tells the person about a new ask: where from, what kind, and what it asks. */
-export async function notifyAsk(ask: Ask): Promise<void> {
+export async function notifyAsk(ask: ListedAsk): Promise<void> {
   const from = [ask.project, ask.raisedBy?.name].filter(Boolean).join(" · ");
   await browser.notifications.create(notificationId(ask), {
     type: "basic",
@@ -69,7 +74,7 @@ export async function notifyNotSent(notificationId: string, why: string): Promis
   await browser.notifications.update(notificationId, { message: `Not sent: ${why}` });
 }
 
-export async function clearNotification(ask: Ask): Promise<void> {
+export async function clearNotification(ask: ListedAsk): Promise<void> {
   await browser.notifications.clear(notificationId(ask));
 }
 

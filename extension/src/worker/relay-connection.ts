@@ -1,4 +1,4 @@
-import type { Ask } from "@loopback/shared/generated/types";
+import { isWhole, type ListedAsk } from "../relay/listed-ask";
 import { browser } from "wxt/browser";
 import { EventStream, type InboxEvent, type StreamState } from "../relay/event-stream";
 import { RelayClient } from "../relay/relay-client";
@@ -118,8 +118,9 @@ export class RelayConnection {
     const client = new RelayClient({ base: settings.relayUrl, token, onRevision: (gap) => this.#setRevision(gap) });
     try {
       await this.mirror.load();
-      const ask = this.mirror.get(parsed.askId) ?? (await client.ask(parsed.askId));
-      const reply = replyOfButton(ask, buttonIndex);
+      const held = this.mirror.get(parsed.askId);
+      const ask = held && isWhole(held) ? held : await client.ask(parsed.askId);
+      const reply = replyOfButton(ask, buttonIndex, parsed.layout);
       if (!reply) return;
       const after = await client.reply(ask.id, reply);
       await this.mirror.upsert(after);
@@ -150,7 +151,7 @@ export class RelayConnection {
   }
 }
 
-async function notifyQuietly(ask: Ask) {
+async function notifyQuietly(ask: ListedAsk) {
   try {
     await notifyAsk(ask);
   } catch (e) {

@@ -1,7 +1,9 @@
 import type { Ask } from "@loopback/shared/generated/types";
+import { summarize } from "@loopback/shared/ask-rules/summarize";
 import { beforeEach, describe, expect, it, vi } from "vitest";
 import { fakeBrowser } from "wxt/testing/fake-browser";
 import { aQuestion, aReview, fresh, personReplies } from "../testing/asks";
+import type { ListedAsk } from "../relay/listed-ask";
 import { notificationId } from "./notify";
 import { RelayConnection } from "./relay-connection";
 import { askKey, indexItem, readAsks, writeSettings, writeStatus, writeToken } from "./storage-items";
@@ -9,7 +11,7 @@ import { askKey, indexItem, readAsks, writeSettings, writeStatus, writeToken } f
 const RELAY = "http://relay.test";
 const badge = () => fakeBrowser.action.getBadgeText({});
 const notified = () => Object.keys((fakeBrowser.notifications as unknown as { getAllCreateOptions(): object }).getAllCreateOptions());
-const snapshot = (open: Ask[], recent: Ask[] = []) => ({ type: "snapshot" as const, snapshot: { open, recent } });
+const snapshot = (open: ListedAsk[], recent: ListedAsk[] = []) => ({ type: "snapshot" as const, snapshot: { open, recent } });
 
 describe("the worker's state", () => {
   beforeEach(async () => {
@@ -81,6 +83,24 @@ describe("the worker's state", () => {
     await new RelayConnection().apply(snapshot([before, missed]), RELAY);
     expect(notified()).toEqual([notificationId(missed)]);
     expect(await badge()).toBe("2");
+  });
+
+  it("mirrors a snapshot's summaries, keeps a body held at the change listed, and notifies and counts from summaries", async () => {
+    const connection = new RelayConnection();
+    const held = fresh(aQuestion({ options: [{ label: "Ship" }, { label: "Wait" }], multiple: false }));
+    await connection.apply(snapshot([]), RELAY);
+    await connection.apply({ type: "ask.opened", ask: held }, RELAY);
+    const missed = fresh(aQuestion({ options: [{ label: "Yes" }, { label: "No" }], multiple: false }));
+    await connection.apply(snapshot([summarize(held), summarize(missed)]), RELAY);
+    const stored = await readAsks();
+    expect(stored.get(held.id)).toEqual(held);
+    expect(stored.get(missed.id)).toEqual(summarize(missed));
+    expect(await badge()).toBe("2");
+    // Its choices are in the body, not read: the notification offers Open alone.
+    expect(notified()).toEqual([notificationId(held), `ask:${missed.id}:open`]);
+    const changed = { ...held, updatedAt: new Date(Date.parse(held.updatedAt) + 1000).toISOString() };
+    await connection.apply(snapshot([summarize(changed)]), RELAY);
+    expect((await readAsks()).get(held.id)).toEqual(summarize(changed));
   });
 
   it("forgets asks a snapshot no longer holds", async () => {

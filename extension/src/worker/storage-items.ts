@@ -1,4 +1,5 @@
-import type { Ask, Whoami } from "@loopback/shared/generated/types";
+import type { Whoami } from "@loopback/shared/generated/types";
+import type { ListedAsk } from "../relay/listed-ask";
 import { browser } from "wxt/browser";
 import { storage } from "wxt/utils/storage";
 import type { StreamState } from "../relay/event-stream";
@@ -59,9 +60,9 @@ export const writeToken = (token: string) => tokenItem.setValue(token);
 export const writeStatus = (status: Status) => statusItem.setValue(status);
 
 /** Every stored ask, by id. */
-export async function readAsks(): Promise<Map<string, Ask>> {
+export async function readAsks(): Promise<Map<string, ListedAsk>> {
   const all = (await browser.storage.local.get(null)) as Record<string, unknown>;
-  const asks = new Map<string, Ask>();
-  for (const [key, value] of Object.entries(all)) if (key.startsWith(ASK_PREFIX)) asks.set(key.slice(ASK_PREFIX.length), value as Ask);
+  const asks = new Map<string, ListedAsk>();
+  for (const [key, value] of Object.entries(all)) if (key.startsWith(ASK_PREFIX)) asks.set(key.slice(ASK_PREFIX.length), value as ListedAsk);
   return asks;
 }
