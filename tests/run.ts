@@ -22,7 +22,7 @@ interface Step {
   env?: Record<string, string>;
   /** Reads the pass and fail counts from the step's output. */
   counts?: (out: string) => { passed: number; failed: number };
-  /** Roughly the seconds the step takes alone: the pool starts the longest first, so the run ends with short ones. */
+  /** Roughly the seconds the step took in a whole run: the pool starts the longest first, so the run ends with short ones. */
   weight: number;
 }
 
@@ -62,27 +62,27 @@ const onPostgres = (...dirs: string[]) => dirs.flatMap(testFiles).filter((f) => 
 const POSTGRES = { LOOPBACK_TEST_STORE: "postgres" };
 
 const STEPS: Step[] = [
-  { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."], weight: 60 },
-  { name: "ship: the single executable and the package", tests: ["tests/ship"], weight: 9 },
-  { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", tests: ["tests/store"], weight: 14 },
-  { name: "shared: contract, generated shapes, ask rules", tests: ["shared"], weight: 4 },
+  { name: "lint: ESLint over the TypeScript and Svelte", cmd: ["npx", "eslint", "."], weight: 49 },
+  { name: "ship: the single executable and the package", tests: ["tests/ship"], weight: 26 },
+  { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", tests: ["tests/store"], weight: 48 },
+  { name: "shared: contract, generated shapes, ask rules", tests: ["shared"], weight: 13 },
   { name: "relay in-process: no import from a layer above, the ask feed's order", tests: ["relay/src"], weight: 2 },
-  { name: "storage: both stores, replicas on PostgreSQL", tests: ["tests/storage"], weight: 33 },
-  { name: "relay: REST, socket, uploads, storage", tests: testFiles("tests/relay"), shards: 2, weight: 70 },
-  { name: "mcp: tools, waiting, tasks, conformance", tests: testFiles("tests/mcp"), shards: 2, weight: 87 },
-  { name: "in-process: rules that take time, on a clock the test advances (each on the stores it names)", tests: ["tests/in-process"], weight: 22 },
+  { name: "storage: both stores, replicas on PostgreSQL", tests: ["tests/storage"], weight: 34 },
+  { name: "relay: REST, socket, uploads, storage", tests: testFiles("tests/relay"), shards: 2, weight: 92 },
+  { name: "mcp: tools, waiting, tasks, conformance", tests: testFiles("tests/mcp"), shards: 2, weight: 106 },
+  { name: "in-process: rules that take time, on a clock the test advances (each on the stores it names)", tests: ["tests/in-process"], weight: 11 },
   { name: "faults: crash under load, dropped connections, soak", tests: testFiles("tests/faults"), weight: 25 },
-  { name: "replicas: several relays on one PostgreSQL behind HAProxy", tests: testFiles("tests/replicas"), shards: 2, weight: 116 },
-  { name: "faults-pg: PostgreSQL restarted, killed and cut off under two relays", tests: testFiles("tests/faults-pg"), weight: 34 },
-  { name: "hostile: fuzzing, spaces, tokens", tests: testFiles("tests/hostile"), weight: 43 },
-  { name: "hostile on PostgreSQL: caps, agent tokens, revocation (fuzzing stays on SQLite)", tests: onPostgres("tests/hostile").filter((f) => !f.endsWith("/fuzz.test.ts")), env: POSTGRES, weight: 41 },
-  { name: "agents: the real Claude Code, Codex and Gemini CLI", tests: testFiles("tests/agents"), shards: 2, weight: 52 },
-  { name: "relay on PostgreSQL: the relay suite again, on the other store", tests: onPostgres("tests/relay"), env: POSTGRES, shards: 2, weight: 77 },
-  { name: "mcp on PostgreSQL: the MCP suite again, on the other store", tests: onPostgres("tests/mcp"), env: POSTGRES, shards: 3, weight: 150 },
+  { name: "replicas: several relays on one PostgreSQL behind HAProxy", tests: testFiles("tests/replicas"), shards: 2, weight: 217 },
+  { name: "faults-pg: PostgreSQL restarted, killed and cut off under two relays", tests: testFiles("tests/faults-pg"), weight: 43 },
+  { name: "hostile: fuzzing, spaces, tokens", tests: testFiles("tests/hostile"), weight: 76 },
+  { name: "hostile on PostgreSQL: caps, agent tokens, revocation (fuzzing stays on SQLite)", tests: onPostgres("tests/hostile").filter((f) => !f.endsWith("/fuzz.test.ts")), env: POSTGRES, weight: 73 },
+  { name: "agents: the real Claude Code, Codex and Gemini CLI", tests: testFiles("tests/agents"), shards: 2, weight: 85 },
+  { name: "relay on PostgreSQL: the relay suite again, on the other store", tests: onPostgres("tests/relay"), env: POSTGRES, shards: 2, weight: 120 },
+  { name: "mcp on PostgreSQL: the MCP suite again, on the other store", tests: onPostgres("tests/mcp"), env: POSTGRES, shards: 3, weight: 212 },
   { name: "faults on PostgreSQL: the fault suite again, on the other store", tests: onPostgres("tests/faults"), env: POSTGRES, weight: 28 },
-  { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts, weight: 35 },
-  { name: "browser: extension and web inbox in Chromium, extension in Firefox", tests: testFiles("tests/browser"), shards: 4, weight: 330 },
-  { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"], weight: 30 },
+  { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts, weight: 59 },
+  { name: "browser: extension and web inbox in Chromium, extension in Firefox", tests: testFiles("tests/browser"), shards: 4, weight: 420 },
+  { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"], weight: 145 },
 ];
 /** Built once, before any test: the browser, store and ship tests load what it makes. */
 const BUILD: Step = { name: "build: extensions, web inbox, single executable, package", cmd: ["npm", "run", "build"], weight: 0 };
