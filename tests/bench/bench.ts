@@ -23,7 +23,8 @@ const ROUNDS_ONLY = process.argv.includes("--rounds");
 const N = {
   latencyRuns: SMOKE ? 20 : Number(process.env.B2B_RUNS ?? 500),
   pausedRuns: SMOKE ? 5 : Number(process.env.PAUSED_RUNS ?? 150),
-  waiting: SMOKE ? [100] : [1_000, 10_000],
+  // BENCH_MANY: the most agents waiting at once (here and across replicas).
+  waiting: SMOKE ? [100] : [1_000, Number(process.env.BENCH_MANY ?? 10_000)],
   fanout: SMOKE ? 50 : 1_000,
   fanoutRuns: SMOKE ? 3 : 20,
   throughputAgents: SMOKE ? 10 : 50,

@@ -154,7 +154,7 @@ export async function benchReplicas({ smoke = false } = {}): Promise<Row[]> {
   const perSecond: string[] = [];
   for (const n of [1, 2, 3]) perSecond.push(`${n}: ${Math.round(await cycles(n, agentCount, seconds))}`);
   rows.push({ figure: `replicas: throughput, ask → reply → return, ${agentCount} agents spread over 1, 2, 3 replicas`, value: `${perSecond.join(", ")} cycles/s`, goal: "—" });
-  const count = smoke ? 200 : 10_000;
+  const count = smoke ? 200 : Number(process.env.BENCH_MANY ?? 10_000);
   const w = await manyWaiting(count);
   const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
   rows.push({
