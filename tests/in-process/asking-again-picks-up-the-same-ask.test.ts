@@ -9,6 +9,11 @@ import { askWhen, newProject, openedAsk, running, until } from "../support/scene
 
 describe.each(BOTH_STORES)("on %s", (store) => {
   let s: InProcessScene;
+  /** The asks of a project the person's snapshot holds, open or recently closed. */
+  const asksIn = async (project: string) => {
+    const { open, recent } = await s.person.snapshot();
+    return [...open, ...recent].filter((a) => a.project === project);
+  };
   beforeAll(async () => {
     s = await inProcessScene({ store, env: { LOOPBACK_WAIT_BUDGET_S: "0" }, client: { name: "test-agent", version: "1.0.0" } });
   }, 30_000);
@@ -27,8 +32,7 @@ describe.each(BOTH_STORES)("on %s", (store) => {
 
     const again = await Agent.connect(s.url, s.agentToken, "claude-code", "2.1.0");
     expect(structured(await again.call("ask_question", question(project)))).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["No"] } });
-    const snapshot = await s.person.snapshot();
-    expect([...snapshot.open, ...snapshot.recent].filter((a) => a.project === project)).toHaveLength(1);
+    expect(await asksIn(project)).toHaveLength(1);
     await again.close();
   });
 
@@ -44,8 +48,7 @@ describe.each(BOTH_STORES)("on %s", (store) => {
     const reply = { askId: ask.id, reply: { outcome: "answered", selected: ["Yes"] } };
     expect(structured(await older)).toEqual(reply);
     expect(structured(await newer)).toEqual(reply);
-    const snapshot = await s.person.snapshot();
-    expect([...snapshot.open, ...snapshot.recent].filter((a) => a.project === project)).toHaveLength(1);
+    expect(await asksIn(project)).toHaveLength(1);
     await other.close();
   });
 
@@ -59,8 +62,7 @@ describe.each(BOTH_STORES)("on %s", (store) => {
     // A new process of the agent, a new session: the result of its first call died with the old one.
     const restarted = await Agent.connect(s.url, s.agentToken, "claude-code", "2.1.0");
     expect(structured(await restarted.call("ask_question", question(project)))).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: ["Yes"] } });
-    const snapshot = await s.person.snapshot();
-    expect([...snapshot.open, ...snapshot.recent].filter((a) => a.project === project)).toHaveLength(1);
+    expect(await asksIn(project)).toHaveLength(1);
     await restarted.close();
   });
 
