@@ -3,7 +3,7 @@
 // the lines as they come and go, and placed again when the diff is redrawn.
 import { mount, unmount, type Snippet } from "svelte";
 import type { DiffLine } from "./diff";
-import { facingRow, findRow, insertBelowRow } from "./diff-rows";
+import { BELOW_ASIDE, facingRow, findRow, insertBelowRow } from "./diff-rows";
 import SnippetHost from "./SnippetHost.svelte";
 
 interface Placed {
@@ -44,7 +44,7 @@ export class BelowLines {
     if (!row) {
       // Not drawn (it lies outside what the diff shows): above the diff, never lost.
       const host = document.createElement("div");
-      host.className = "lb-below-aside";
+      host.className = BELOW_ASIDE;
       this.root.prepend(host);
       return { nodes: [host], app: show(host) };
     }

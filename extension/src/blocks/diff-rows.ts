@@ -10,6 +10,8 @@ export interface RowLine {
 
 /** A row put in beneath a line, for what a layer shows there. */
 export const BELOW_ROW = "lb-below-row";
+/** The class of what a split diff shows beside a line, on its other side. */
+export const BELOW_ASIDE = "lb-below-aside";
 const number = (el: Element | null | undefined) => {
   const n = Number(el?.textContent?.trim());
   return Number.isInteger(n) && n > 0 ? n : null;

@@ -89,7 +89,7 @@ export class EventStream {
       if (signal.aborted) return;
       if (Date.now() - openedAt > STABLE_MS) this.#attempt = 0;
       const backoff = BACKOFF_MS[Math.min(this.#attempt++, BACKOFF_MS.length - 1)]!;
-      const delay = answered ? backoff : Math.min(backoff, UNANSWERED_MS);
+      const delay = answered ? backoff : UNANSWERED_MS;
       const jittered = Math.round(delay * (0.8 + Math.random() * 0.4));
       this.#setState({ state: "retrying", reason, retryAt: new Date(Date.now() + jittered).toISOString() });
       await this.#sleep(jittered);

@@ -30,4 +30,7 @@ export class LineCursor<L> {
       event.preventDefault();
     }
   };
+
+  /** What a renderer's listing takes to be driven by this cursor: its name for the keys, and the keys. */
+  readonly keys = { label: (name: string) => `${name}: ↑ ↓ pick a line, c comments on it`, onkeydown: this.onkeydown };
 }
