@@ -88,6 +88,12 @@ export interface Opened {
 /** The durable record of a blocking call following `askId` from `fromTurn`, for a call that can be resumed. */
 export type CallRecordOf = (askId: string, fromTurn: number) => CallRow;
 
+/** The snapshot of revisions up to 4: every ask whole. */
+export interface WholeSnapshot {
+  open: Ask[];
+  recent: Ask[];
+}
+
 export class AskService {
   /** Summaries as last read, so a snapshot reads the bodies only of asks that changed since. */
   private summaries = new SummaryCache();
@@ -135,21 +141,22 @@ export class AskService {
   async snapshot(caller: Caller): Promise<Snapshot> {
     const heads = await this.store.listHeads(caller.spaceId, RECENT_CLOSED);
     const summaries = new Map<string, AskSummary>();
-    for (const h of [...heads.open, ...heads.recent]) {
+    const all = [...heads.open, ...heads.recent];
+    for (const h of all) {
       const known = this.summaries.get(h.id, h.version);
       if (known) summaries.set(h.id, known);
     }
-    const wholeIds = heads.open.slice(0, SNAPSHOT_WHOLE_ASKS).map((h) => h.id);
-    const toRead = [...new Set([...wholeIds, ...[...heads.open, ...heads.recent].filter((h) => !summaries.has(h.id)).map((h) => h.id)])];
+    const wholeIds = new Set(heads.open.slice(0, SNAPSHOT_WHOLE_ASKS).map((h) => h.id));
+    const toRead = [...new Set([...wholeIds, ...all.filter((h) => !summaries.has(h.id)).map((h) => h.id)])];
     const whole = new Map<string, Ask>();
     for (let i = 0; i < toRead.length; i += SNAPSHOT_PAGE) {
       for (const { ask, version } of await this.store.listByIds(toRead.slice(i, i + SNAPSHOT_PAGE))) {
         summaries.set(ask.id, this.summaries.remember(ask, version));
-        if (wholeIds.includes(ask.id)) whole.set(ask.id, ask);
+        if (wholeIds.has(ask.id)) whole.set(ask.id, ask);
       }
     }
     let wholeBytes = 0;
-    const first = wholeIds.flatMap((id) => {
+    const first = [...wholeIds].flatMap((id) => {
       const ask = whole.get(id);
       if (!ask) return [];
       wholeBytes += JSON.stringify(ask).length;
@@ -160,11 +167,11 @@ export class AskService {
   }
 
   /**
-   * The snapshot as revisions up to 3 read it, every ask whole: open asks newest first, then the
+   * The snapshot as revisions up to 4 read it, every ask whole: open asks newest first, then the
    * most recently closed, until `maxBytes` of them (as JSON). A reader finds any left out by its id.
    */
-  async wholeSnapshot(caller: Caller, maxBytes: number): Promise<{ open: Ask[]; recent: Ask[] }> {
-    const snapshot: { open: Ask[]; recent: Ask[] } = { open: [], recent: [] };
+  async wholeSnapshot(caller: Caller, maxBytes: number): Promise<WholeSnapshot> {
+    const snapshot: WholeSnapshot = { open: [], recent: [] };
     let bytes = 0;
     const fits = (ask: Ask) => {
       const size = JSON.stringify(ask).length;

@@ -1,7 +1,7 @@
 // What this relay writes, in the shape of the older revision a client names: newer fields it could
 // not read are folded into words it can (docs/design/versioned-messages.md, "Serving older clients").
 import type { Ask, AskEvent, AskPage, Entry, Reply, ReviewAsk, Snapshot } from "@loopback/shared/generated/types";
-import type { AskService } from "../asks/ask-service.ts";
+import type { AskService, WholeSnapshot } from "../asks/ask-service.ts";
 import type { Caller } from "../auth/gate.ts";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { foldComments } from "@loopback/shared/ask-rules/index";
@@ -37,18 +37,14 @@ export function downgradeAsk(ask: Ask, revision: string): Ask {
 
 const downgradeAll = (asks: Ask[], revision: string): Ask[] => asks.filter((a) => isShownTo(a, revision)).map((a) => downgradeAsk(a, revision));
 
-/** The snapshot of revisions up to 3: every ask whole. */
-export interface WholeSnapshot {
-  open: Ask[];
-  recent: Ask[];
-}
+export type { WholeSnapshot };
 
-/** How much of the space a snapshot of revisions up to 3 carries, as JSON; any ask beyond is read by its id. */
+/** How much of the space a snapshot of revisions up to 4 carries, as JSON; any ask beyond is read by its id. */
 export const WHOLE_SNAPSHOT_MAX_BYTES = 8 * 1024 * 1024;
 
 /**
  * The snapshot as a reader of `revision` reads it: summaries and the newest few asks whole from
- * revision 4, every ask whole (within `WHOLE_SNAPSHOT_MAX_BYTES`) before it.
+ * revision 5, every ask whole (within `WHOLE_SNAPSHOT_MAX_BYTES`) before it.
  */
 export async function snapshotFor(asks: Pick<AskService, "snapshot" | "wholeSnapshot">, caller: Caller, revision: string): Promise<Snapshot | WholeSnapshot> {
   if (Number(revision) >= 5) return asks.snapshot(caller);
