@@ -24,9 +24,14 @@ export class CachedAsks implements AskRecords {
     private inner: AskRecords,
     private maxBytes = CACHED_ASK_BYTES,
   ) {
-    this.#fingerprints = inner.fingerprints().then((all) => new Set(all.map(fingerprintKey)));
-    // Read again at the next look if this read failed (the disk went away): until then, every look queries.
-    this.#fingerprints.catch(() => {});
+    this.#fingerprints = this.#readFingerprints();
+  }
+
+  /** Every stored fingerprint, read once; a read that failed (the disk went away) is made again at the next look, which queries meanwhile. */
+  #readFingerprints(): Promise<Set<number>> {
+    const read = this.inner.fingerprints().then((all) => new Set(all.map(fingerprintKey)));
+    read.catch(() => {});
+    return read;
   }
 
   /** How many bytes the asks held take, as JSON: what bounds the cache. */
@@ -101,8 +106,7 @@ export class CachedAsks implements AskRecords {
 
   async findResumable(spaceId: string, fingerprint: string, reclaimSince: string) {
     const known = await this.#fingerprints.catch(() => {
-      this.#fingerprints = this.inner.fingerprints().then((all) => new Set(all.map(fingerprintKey)));
-      this.#fingerprints.catch(() => {});
+      this.#fingerprints = this.#readFingerprints();
       return undefined;
     });
     if (known && !known.has(fingerprintKey(fingerprint))) return undefined;
