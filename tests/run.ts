@@ -87,7 +87,7 @@ const STEPS: Step[] = [
 /** Built once, before any test: the browser, store and ship tests load what it makes. */
 const BUILD: Step = { name: "build: extensions, web inbox, single executable, package", cmd: ["npm", "run", "build"], weight: 0 };
 /** How many runs go side by side. Most of a test's time is spent waiting on relays, browsers and timers, not computing. */
-const JOBS = Number(process.env.LOOPBACK_TEST_JOBS ?? 3);
+const JOBS = Math.max(1, Math.floor(Number(process.env.LOOPBACK_TEST_JOBS)) || 3);
 
 /** Debian's packages the browser tests drive, and libfaketime the clock-jump test runs a relay under, by the path each installs. */
 const BROWSERS = [

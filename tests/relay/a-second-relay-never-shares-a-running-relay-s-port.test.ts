@@ -14,7 +14,7 @@ beforeAll(async () => {
 }, 30_000);
 afterAll(() => first.stop());
 
-test("a second relay on a running relay's port refuses to start, and the first keeps every connection", async () => {
+test("a second relay on a running relay's port refuses to start, says why, and the first still answers", async () => {
   const second = new RelayProcess();
   const database = TEST_STORE === "postgres" ? { LOOPBACK_DATABASE_URL: await freshDatabase() } : {};
   const proc = Bun.spawn([process.execPath, join(ROOT, "relay/src/cli.ts"), "serve"], {
