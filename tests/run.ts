@@ -158,8 +158,21 @@ async function run(job: Job): Promise<{ passed: number; failed: number; ok: bool
   const ok = proc.exitCode === 0;
   const seconds = Math.round((Date.now() - started) / 1000);
   process.stdout.write(`\n━━ ${ok ? "✓" : "✗"} ${job.step.name}${job.label.includes("[") ? ` ${job.label.slice(job.label.indexOf("["))}` : ""} (${seconds} s)\n$ ${job.cmd.join(" ")}\n${out}`);
+  if (!ok) recaps.push(recap(job.label, out));
   return { ...counts, ok };
 }
+
+/**
+ * What a failed run said about its failures, kept short: CI keeps only the end of a long log, so the
+ * run ends by naming each failed test with the lines Bun printed just before it (its error).
+ */
+function recap(label: string, out: string): string {
+  const lines = out.split("\n");
+  const failures = lines.flatMap((line, i) => (/^\s*\(fail\)/.test(line) ? [lines.slice(Math.max(0, i - 12), i + 1).join("\n")] : []));
+  const said = failures.length ? failures.join("\n…\n") : lines.slice(-15).join("\n");
+  return `── ${label}\n${said.length > 4000 ? `…${said.slice(-4000)}` : said}`;
+}
+const recaps: string[] = [];
 
 /** Runs the jobs, `JOBS` at a time, the heaviest first. */
 async function pool(jobs: Job[], each: (job: Job, r: { passed: number; failed: number; ok: boolean }) => void): Promise<void> {
@@ -202,6 +215,7 @@ try {
 } finally {
   pg?.stop();
 }
+if (recaps.length) console.log(`\nWhat failed:\n${recaps.join("\n")}`);
 console.log(`\n${broken.length ? `Failed steps: ${broken.join("; ")}` : "Every step passed"} in ${Math.round((Date.now() - started) / 1000)} s.`);
 // A step that failed without a failing test (a crash, a build error) still counts as a failure.
 console.log(`${passed} passed, ${Math.max(failed, broken.length && !failed ? 1 : failed)} failed`);
