@@ -1,7 +1,7 @@
-// `bun run test`: the linter and every test of the project on this machine. Installs Debian's Chromium
-// and Firefox ESR for the browser tests when they are missing and this user may (root with
-// apt-get), as the storage tests do for PostgreSQL (tests/support/postgres.ts) and the replica tests
-// for HAProxy (tests/support/haproxy.ts), builds what the browser tests load, then runs the steps a
+// `bun run test`: the linter and every test of the project on this machine. Installs Debian's Chromium,
+// Firefox ESR, libfaketime and HAProxy when they are missing and this user may (root with apt-get),
+// as the storage tests do for PostgreSQL (tests/support/postgres.ts), builds what the browser tests
+// load, then runs the steps a
 // few at a time (their larger suites split by file) and ends with one line: "N passed, N failed".
 // `bun tests/run.ts relay mcp` runs only the steps whose names start so.
 import { existsSync, readdirSync } from "node:fs";
@@ -89,15 +89,20 @@ const BUILD: Step = { name: "build: extensions, web inbox, single executable, pa
 /** How many runs go side by side. Most of a test's time is spent waiting on relays, browsers and timers, not computing. */
 const JOBS = Math.max(1, Math.floor(Number(process.env.LOOPBACK_TEST_JOBS)) || 3);
 
-/** Debian's packages the browser tests drive, and libfaketime the clock-jump test runs a relay under, by the path each installs. */
-const BROWSERS = [
+/**
+ * Debian's packages the tests run, by the path each installs: the browsers, libfaketime the clock-jump
+ * test runs a relay under, and HAProxy in front of the replicas. They are installed here, once, before
+ * the pool starts: shards installing them side by side would race for apt's lock.
+ */
+const PACKAGES = [
   { path: CHROMIUM, pkg: "chromium", env: "LOOPBACK_CHROMIUM" },
   { path: FIREFOX, pkg: "firefox-esr", env: "LOOPBACK_FIREFOX" },
   { path: "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", pkg: "faketime", env: "(none)" },
+  { path: process.env.LOOPBACK_HAPROXY ?? "/usr/sbin/haproxy", pkg: "haproxy", env: "LOOPBACK_HAPROXY" },
 ];
 
-function ensureBrowsers(): void {
-  const missing = BROWSERS.filter((b) => !existsSync(b.path));
+function ensurePackages(): void {
+  const missing = PACKAGES.filter((b) => !existsSync(b.path));
   if (!missing.length) return;
   if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
     const names = missing.map((b) => `${b.path} (Debian's \`${b.pkg}\`, or set ${b.env})`).join(" and ");
@@ -193,10 +198,10 @@ let failed = 0;
 const broken: string[] = [];
 const started = Date.now();
 try {
-  if (!only.length || only.some((o) => "browser".startsWith(o) || "faults".startsWith(o))) ensureBrowsers();
+  if (!only.length || only.some((o) => ["browser", "faults", "replicas"].some((name) => name.startsWith(o)))) ensurePackages();
 } catch (e) {
   console.error(String((e as Error).message));
-  broken.push("browsers");
+  broken.push("packages");
 }
 const chosen = STEPS.filter((step) => !only.length || only.some((o) => step.name.startsWith(o)));
 const tally = (job: Job, r: { passed: number; failed: number; ok: boolean }) => {
