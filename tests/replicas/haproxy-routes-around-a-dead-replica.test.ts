@@ -74,13 +74,19 @@ test("the event socket and a blocking call's stream pass through HAProxy and out
   await agent.close();
 }, 30_000);
 
-/** GET /api/v1/whoami through HAProxy from `from` (a loopback address of this machine), as another client would. */
+/**
+ * GET /api/v1/whoami through HAProxy from `from` (a loopback address of this machine), as another client
+ * would, each on a connection of its own. HAProxy ("http-reuse safe") may send a later request of a
+ * kept-alive connection over an idle replica connection, and when the replica closes that one as the
+ * request arrives (its 2-s idle timeout here) HAProxy closes the client's silently for the client to
+ * retry, as browsers do; node:http does not retry, and failed the test with "socket hang up".
+ */
 function whoamiFrom(from: string, token: string, forwardedFor?: string): Promise<number> {
   const { port } = new URL(r.url);
   const headers = { Authorization: `Bearer ${token}`, ...(forwardedFor && { "X-Forwarded-For": forwardedFor }) };
   return new Promise((resolve, reject) => {
     http
-      .get({ host: "127.0.0.1", port, path: "/api/v1/whoami", localAddress: from, headers }, (res) => {
+      .get({ host: "127.0.0.1", port, path: "/api/v1/whoami", localAddress: from, headers, agent: false }, (res) => {
         res.resume();
         res.on("end", () => resolve(res.statusCode!));
       })
