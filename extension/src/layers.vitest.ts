@@ -22,7 +22,7 @@ const LAYERS: { name: string; holds: string[] }[] = [
 ];
 
 /** Upward imports that are there now, each to go: an import that leaves must leave this list too. */
-const STILL_UPWARD = ["src/base/ask-labels.ts -> src/approval/approval-labels.ts"];
+const STILL_UPWARD: string[] = [];
 
 const files = ["src", "entrypoints", "web"]
   .flatMap((dir) => (readdirSync(join(root, dir), { recursive: true }) as string[]).map((path) => `${dir}/${path.split("\\").join("/")}`))

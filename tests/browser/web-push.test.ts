@@ -186,7 +186,7 @@ describe("the web inbox's notifications", () => {
     const shown = await notificationOf(notice.askId);
     expect(shown).toMatchObject({
       title: "Approval · deploy",
-      body: "Bash: npm run deploy",
+      body: "Run npm run deploy",
       actions: [
         { action: "allow", title: "Allow" },
         { action: "deny", title: "Deny" },

@@ -1,7 +1,6 @@
 // The words an ask is shown by: its title, its kind, who raised it, and what its status means.
 import type { AskKind, ReplySummary, Whoami } from "@loopback/shared/generated/types";
 import { askTitle as titleOf, latestReply, replySummary } from "@loopback/shared/ask-rules/index";
-import { approvalFor, escapeInlineMarkdown } from "../approval/approval-labels";
 import { isWhole, type ListedAsk } from "../relay/listed-ask";
 
 export { questionBody } from "@loopback/shared/ask-rules/index";
@@ -10,12 +9,11 @@ export const KIND_LABEL: Record<AskKind, string> = { question: "Question", revie
 
 /**
  * The line an ask is known by, as inline markdown: a summary's title as the relay made it, a whole
- * ask's by the shared rule (a question's first line without its block marker), what an approval is for.
+ * ask's by the same shared rule (a question's first line without its block marker, what an approval
+ * is for), so a row reads the same before and after its body arrives.
  */
 export function askTitle(ask: ListedAsk): string {
-  if (!isWhole(ask)) return ask.title;
-  if (ask.kind === "approval") return escapeInlineMarkdown(approvalFor(ask.prompt));
-  return titleOf(ask);
+  return isWhole(ask) ? titleOf(ask) : ask.title;
 }
 
 /** Who an ask came from, as the person reads it: "Your agent" for their own, else "Ada's agent". */

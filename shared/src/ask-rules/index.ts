@@ -1,6 +1,7 @@
 // The rules of an ask, shared by the relay and the inbox: pure functions of an ask and what is sent to
 // it. Nothing here reads a clock or a store; the time of a change is passed in.
 export * from "./apply-reply.ts";
+export * from "./approval-title.ts";
 export * from "./briefing-answer.ts";
 export * from "./briefing-points.ts";
 export * from "./check-comments.ts";

@@ -16,9 +16,10 @@ test("a question is titled by its first line without its block marker, cut at 20
   expect(questionBody("x".repeat(250))).toBe("x".repeat(250));
 });
 
-test("an approval is titled by its tool and what it touches", () => {
-  const approval = anApproval();
-  expect(askTitle(approval).startsWith(approval.prompt.tool)).toBe(true);
+test("an approval's title is what it is for, its markup escaped, the same words a summary lists", () => {
+  const approval = anApproval({ input: { command: "rm *.log" } });
+  expect(askTitle(approval)).toBe("Run rm \\*.log");
+  expect(summarize(approval).title).toBe(askTitle(approval));
 });
 
 test("the last reply is named by its outcome, and an answer by what was said, cut at 40 characters", () => {

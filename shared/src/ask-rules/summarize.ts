@@ -1,4 +1,5 @@
-import type { Ask, AskSummary, ReplySummary, Touch } from "../generated/types.ts";
+import type { Ask, AskSummary, ReplySummary } from "../generated/types.ts";
+import { approvalTitle, escapeInlineMarkdown } from "./approval-title.ts";
 import { latestReply } from "./latest-reply.ts";
 
 /** The longest question title a row shows, and the most of an answer a closed row shows. */
@@ -23,18 +24,13 @@ function stripBlockMarker(line: string): string {
   return line.replace(/^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+\.\s+)/, "").trim();
 }
 
-const touched = (t: Touch): string =>
-  t.type === "command" ? t.command : t.type === "edit" || t.type === "write" ? t.file : t.type === "fetch" ? t.url : "";
-
 /**
  * The line an ask is known by, as inline markdown: a review's or briefing's title, a question's
- * first line without its block marker (`#`, `>`, `-`), an approval's tool and what it touches.
+ * first line without its block marker (`#`, `>`, `-`), what an approval is for (escaped: a command
+ * shows as typed).
  */
 export function askTitle(ask: Ask): string {
-  if (ask.kind === "approval") {
-    const what = touched(ask.prompt.touches).split("\n")[0]!.slice(0, TITLE_MAX_CHARS);
-    return what ? `${ask.prompt.tool}: ${what}` : ask.prompt.tool;
-  }
+  if (ask.kind === "approval") return escapeInlineMarkdown(approvalTitle(ask.prompt));
   if (ask.kind !== "question") return ask.prompt.title;
   const { title } = questionParts(ask.prompt.question);
   return title.length > TITLE_MAX_CHARS ? `${title.slice(0, TITLE_MAX_CHARS)}…` : title || "Question";

@@ -1,13 +1,14 @@
-import type { ApprovalPrompt } from "@loopback/shared/generated/types";
+import type { ApprovalPrompt } from "../generated/types.ts";
 
-/** How much of a command a title shows. */
+/** How much of a command an approval's title shows. */
 const COMMAND_SHOWN_CHARS = 120;
 
 /**
  * What an approval is for, in a few plain words: the command's first line, the file, the URL's host,
- * or the tool. Plain text: a command or a path is not markdown.
+ * or the tool. One rule for every place that names it (a list row, the open ask, a push), so the
+ * person reads the same words wherever it reaches them. Plain text: a command or a path is not markdown.
  */
-export function approvalFor(prompt: ApprovalPrompt): string {
+export function approvalTitle(prompt: ApprovalPrompt): string {
   const touches = prompt.touches;
   switch (touches.type) {
     case "command": {
@@ -34,12 +35,5 @@ function hostOf(url: string): string {
   }
 }
 
-/** The input field the person may edit before allowing, for the tools whose input is one text: a command, a file's content. */
-export function editableField(prompt: ApprovalPrompt): "command" | "content" | null {
-  if (prompt.touches.type === "command" && typeof prompt.input.command === "string") return "command";
-  if (prompt.touches.type === "write" && typeof prompt.input.content === "string") return "content";
-  return null;
-}
-
-/** Characters that inline markdown would read as markup, escaped so a command shows as it is typed. */
+/** Characters that inline markdown would read as markup, escaped so plain text shows as it is typed. */
 export const escapeInlineMarkdown = (text: string) => text.replace(/[\\`*_[\]<>~|#!]/g, (c) => `\\${c}`);
