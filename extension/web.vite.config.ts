@@ -2,15 +2,10 @@ import { svelte, vitePreprocess } from "@sveltejs/vite-plugin-svelte";
 import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
+// Vite bundles the config with the files it imports by path, so the generated TypeScript is read as code.
+import { REVISION } from "../shared/src/generated/revision.ts";
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
-
-/** The revision the inbox speaks, read from the generated file (Node loads this config, and no TypeScript import). */
-function inboxRevision(): string {
-  const found = /export const REVISION = "(\d+)";/.exec(readFileSync(here("../shared/src/generated/revision.ts"), "utf8"));
-  if (!found) throw new Error("shared/src/generated/revision.ts names no REVISION");
-  return found[1]!;
-}
 
 // The web inbox: the side panel's Svelte code as a page the relay serves at /inbox/, so every
 // asset is addressed relative to it.
@@ -33,7 +28,7 @@ export default defineConfig({
         const path = here(".output/web/sw.js");
         const text = readFileSync(path, "utf8");
         if (!text.includes("__LOOPBACK_REVISION__")) throw new Error("sw.js no longer names __LOOPBACK_REVISION__ for its revision");
-        writeFileSync(path, text.replaceAll("__LOOPBACK_REVISION__", inboxRevision()));
+        writeFileSync(path, text.replaceAll("__LOOPBACK_REVISION__", REVISION));
       },
     },
   ],

@@ -13,15 +13,15 @@ export class FailureLimiter {
     private max = MAX_FAILURES_PER_WINDOW,
   ) {}
 
-  /** Records a refused token from `address`; says whether the address is past its allowance. */
-  async refused(address: string, now = Date.now()): Promise<"counted" | "limited"> {
+  /** Records a refused token from `address` at `now` (the relay clock's wall time); says whether the address is past its allowance. */
+  async refused(address: string, now: number): Promise<"counted" | "limited"> {
     if ((await this.counts.count(address, now)) >= this.max) return "limited";
     await this.counts.add(address, now);
     return "counted";
   }
 
   /** Forgets addresses whose window ended. */
-  sweep(now = Date.now()): Promise<void> {
+  sweep(now: number): Promise<void> {
     return this.counts.sweep(now);
   }
 }
