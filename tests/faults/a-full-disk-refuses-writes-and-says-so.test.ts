@@ -1,4 +1,4 @@
-// SQLite on a filesystem that fills up: every write is refused with a Problem (nothing is
+// SQLite on a filesystem that fills up: every write (a reply, an agent's new ask) is refused with a Problem (nothing is
 // acknowledged that is not on disk), the log names the full disk once and says what to do, `/readyz`
 // tells a monitor, and once space is freed the relay writes again by itself. Runs as root: it mounts a
 // small tmpfs as LOOPBACK_DATA. SQLite only: on PostgreSQL the data directory holds no database.
@@ -87,4 +87,23 @@ test("a full disk refuses replies with a Problem, logs the full disk once, shows
   // The agent waited through it all and gets the reply that was taken, not one of the refused ones.
   expect(structured(await call)).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: [], text: "room again" } });
   expect(relay.log).toContain("writes again");
+}, 30_000);
+
+test("a full disk refuses an agent's new ask with storage.full, stores nothing of it, and opens it once freed", async () => {
+  const project = newProject();
+  const before = (await person.snapshot()).open.map((a) => a.id);
+  fillTheDisk();
+  try {
+    const refused = await agent.call("ask_question", { question: "Room for me?", project });
+    expect(refused.isError).toBe(true);
+    expect(JSON.stringify(refused.content)).toContain("storage.full");
+    // Nothing of it was stored: the inbox lists what it listed before, and no ask of its project.
+    expect((await person.snapshot()).open.map((a) => a.id)).toEqual(before);
+  } finally {
+    unlinkSync(filler());
+  }
+  const call = agent.call("ask_question", { question: "Room for me?", project });
+  const ask = await openedAsk(person, project);
+  expect((await person.reply(ask.id, { outcome: "answered", selected: [], text: "yes" })).status).toBe(200);
+  expect(structured(await call)).toEqual({ askId: ask.id, reply: { outcome: "answered", selected: [], text: "yes" } });
 }, 30_000);
