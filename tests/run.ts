@@ -6,6 +6,7 @@
 // `bun tests/run.ts relay mcp` runs only the steps whose names start so.
 import { existsSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { LIBFAKETIME } from "./support/libfaketime.ts";
 import { PostgresServer } from "./support/postgres.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
@@ -97,7 +98,7 @@ const JOBS = Math.max(1, Math.floor(Number(process.env.LOOPBACK_TEST_JOBS)) || 3
 const PACKAGES = [
   { path: CHROMIUM, pkg: "chromium", env: "LOOPBACK_CHROMIUM" },
   { path: FIREFOX, pkg: "firefox-esr", env: "LOOPBACK_FIREFOX" },
-  { path: "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1", pkg: "faketime", env: "(none)" },
+  { path: LIBFAKETIME, pkg: "faketime", env: "LOOPBACK_LIBFAKETIME" },
   { path: process.env.LOOPBACK_HAPROXY ?? "/usr/sbin/haproxy", pkg: "haproxy", env: "LOOPBACK_HAPROXY" },
 ];
 

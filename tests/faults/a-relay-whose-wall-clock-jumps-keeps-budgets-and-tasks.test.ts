@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CreateTaskResultSchema, GetTaskResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Agent, structured } from "../support/agent.ts";
+import { LIBFAKETIME } from "../support/libfaketime.ts";
 import { RelayProcess } from "../support/relay-process.ts";
 
-const LIBFAKETIME = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 const dir = mkdtempSync(join(tmpdir(), "loopback-faketime-"));
 const offsetFile = join(dir, "offset");
 const setWallClock = (offset: string) => writeFileSync(offsetFile, `${offset}\n`);
