@@ -61,10 +61,12 @@ describe("the keyboard flow", () => {
     await scene.openPanel();
     await row("Closed second?").waitFor({ timeout: STEP_MS });
 
+    // Each opened before the next is asked, so the three are listed in this order.
+    const opened = (title: string) => until(async () => !!(await idOf(title).catch(() => null)), title);
     pending.push(scene.agent.waitFor("ask_question", { question: "Waiting oldest?", options: [{ label: "Yes" }, { label: "No" }], project: "inventory" }));
-    await Bun.sleep(20);
+    await opened("Waiting oldest?");
     pending.push(scene.agent.waitFor("request_review", { title: "Waiting review", content: [{ type: "markdown", text: "A small change." }], project: "inventory" }));
-    await Bun.sleep(20);
+    await opened("Waiting review");
     pending.push(scene.agent.waitFor("ask_question", { question: "Waiting newest?", options: [{ label: "Yes" }, { label: "No" }], project: "inventory" }));
     await row("Waiting newest?").waitFor({ timeout: STEP_MS });
   }, 120_000);
