@@ -85,7 +85,7 @@ export class Relay {
     // One relay on its file is the only writer of asks: they are kept in memory in front of it.
     const asks = store.kind === "sqlite" ? (this.#cached = new CachedAsks(store.asks)) : store.asks;
     this.waiting = new Waiting(asks, { flipped: (askId) => this.feed.flipped(askId) }, this.clock, { maxPerToken: config.maxWaitingPerToken });
-    this.feed = new AskFeed(asks, this.bus, this.waiting);
+    this.feed = new AskFeed(asks, this.bus, this.waiting, this.clock);
     this.asks = new AskService(asks, this.uploads, this.bus, this.feed, this.clock, this.waiting, config.reclaimMs, config);
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, clock, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });

@@ -4,10 +4,10 @@
 // the agent proceed; on a 390×844 phone a new file shows as code and is decided by tap.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { running } from "../support/scene.ts";
+import { running, until } from "../support/scene.ts";
 import { TestBrowser, signInToWebInbox } from "./harness/browser";
 import { PanelScene } from "./harness/panel-scene";
-import { STEP_MS } from "./harness/timeouts";
+import { STEP_MS, UNDO_MS } from "./harness/timeouts";
 
 const scene = new PanelScene();
 
@@ -25,6 +25,8 @@ const held = (page: Page) => page.locator("[data-held=undo]");
 
 beforeAll(async () => {
   await scene.start();
+  // The panel's clock is the test's to move through an undo window; until then it runs as time does.
+  await scene.browser.context.clock.install();
   await scene.openPanel();
 }, 120_000);
 afterAll(() => scene.close(), 30_000);
@@ -78,7 +80,11 @@ describe("in the side panel", () => {
     await scene.panel.keyboard.press("d");
     await held(scene.panel).waitFor({ timeout: STEP_MS });
     expect(await held(scene.panel).textContent()).toMatch(/Denying in \d s/);
+    // A second before the window ends it is still held; then it goes by itself.
+    await scene.panel.clock.runFor(UNDO_MS - 1_000);
+    await held(scene.panel).filter({ hasText: /Denying in 1 s/ }).waitFor({ timeout: STEP_MS });
     expect(decision.settled).toBe(false);
+    await scene.panel.clock.runFor(1_000);
     const said = (await decision) as { behavior: string; message: string };
     expect(said.behavior).toBe("deny");
     expect(said.message).toContain("Keep one retry.");
@@ -88,15 +94,16 @@ describe("in the side panel", () => {
     await scene.toList();
     const decision = running(scene.agent.requestApproval(bash("npm test", "approval-notify")));
     const askId = await scene.row("Run npm test").getAttribute("data-ask-row", { timeout: STEP_MS });
-    const deadline = Date.now() + STEP_MS;
-    let id: string | undefined;
     let worker = await scene.browser.worker();
-    while (!id) {
-      worker = await scene.browser.worker();
-      id = Object.keys(await worker.evaluate(() => chrome.notifications.getAll())).find((n) => n.startsWith(`ask:${askId}:`));
-      if (!id && Date.now() > deadline) throw new Error(`no notification for ${askId}`);
-      if (!id) await Bun.sleep(100);
-    }
+    const id = await until(
+      async () => {
+        worker = await scene.browser.worker();
+        return Object.keys(await worker.evaluate(() => chrome.notifications.getAll())).find((n) => n.startsWith(`ask:${askId}:`));
+      },
+      `a notification for ${askId}`,
+      STEP_MS,
+      100,
+    );
     expect(id).toBe(`ask:${askId}:approval`);
     // Chrome tells the worker of a click by dispatching this event; the worker's own listener runs.
     await worker.evaluate((n) => (chrome.notifications.onButtonClicked as unknown as { dispatch(id: string, index: number): void }).dispatch(n, 0), id);

@@ -10,7 +10,7 @@ import { TestFirefox } from "./harness/firefox";
 import { longReview } from "./harness/long-review";
 import { COMMENTED, ROUND_1, ROUND_2, round } from "./harness/two-rounds";
 import { running } from "../support/scene.ts";
-import { STEP_MS } from "./harness/timeouts";
+import { STEP_MS, UNDO_MS } from "./harness/timeouts";
 
 let relay: RelayProcess;
 let firefox: TestFirefox;
@@ -159,7 +159,9 @@ describe("the extension in Firefox", () => {
     const undo = await find(panel, "[data-held=undo] button", "Undo");
     expect(await inViewport(undo)).toBe(true);
     await undo.click();
-    await Bun.sleep(5_500);
+    // Past the undo window on real time: WebDriver BiDi gives Firefox no clock to move (the Chromium
+    // tests move the panel's own past the same window), and only waiting past it shows nothing went.
+    await Bun.sleep(UNDO_MS + 500);
     expect([briefing.settled, review.settled]).toEqual([false, false]);
     await (await find(panel, "[data-ask-dock] button", "Approve")).click();
     await (await find(panel, "[data-held=undo] button", "Send now")).click();

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Ask, Reply, ToolReply } from "@loopback/shared/generated/types";
 import { PanelScene } from "./harness/panel-scene";
-import { STEP_MS } from "./harness/timeouts";
+import { STEP_MS, UNDO_MS } from "./harness/timeouts";
 
 const scene = new PanelScene();
 
@@ -30,6 +30,12 @@ async function idOf(title: string): Promise<string> {
   return ask.id;
 }
 
+/** The ask's status as the relay has it. */
+async function statusOf(title: string): Promise<string> {
+  const response = await fetch(`${scene.relay.url}/api/v1/asks/${await idOf(title)}`, { headers: { Authorization: `Bearer ${scene.personToken}` } });
+  return ((await response.json()) as { status: string }).status;
+}
+
 async function until(what: () => Promise<boolean>, label: string) {
   const deadline = Date.now() + STEP_MS;
   while (!(await what())) {
@@ -50,13 +56,17 @@ describe("the keyboard flow", () => {
       await replyAs(await idOf(question), { outcome: "dismissed" });
       await waiting;
     }
+    // The panel's clock is the test's to move past an undo window; until then it runs as time does.
+    await scene.browser.context.clock.install();
     await scene.openPanel();
     await row("Closed second?").waitFor({ timeout: STEP_MS });
 
+    // Each opened before the next is asked, so the three are listed in this order.
+    const opened = (title: string) => until(async () => !!(await idOf(title).catch(() => null)), title);
     pending.push(scene.agent.waitFor("ask_question", { question: "Waiting oldest?", options: [{ label: "Yes" }, { label: "No" }], project: "inventory" }));
-    await Bun.sleep(20);
+    await opened("Waiting oldest?");
     pending.push(scene.agent.waitFor("request_review", { title: "Waiting review", content: [{ type: "markdown", text: "A small change." }], project: "inventory" }));
-    await Bun.sleep(20);
+    await opened("Waiting review");
     pending.push(scene.agent.waitFor("ask_question", { question: "Waiting newest?", options: [{ label: "Yes" }, { label: "No" }], project: "inventory" }));
     await row("Waiting newest?").waitFor({ timeout: STEP_MS });
   }, 120_000);
@@ -104,15 +114,21 @@ describe("the keyboard flow", () => {
     expect(await held.textContent()).toMatch(/Approving in \d s/);
     await scene.panel.keyboard.press("u");
     await held.waitFor({ state: "detached", timeout: STEP_MS });
-    await Bun.sleep(6_000);
-    // Nothing reached the agent, and the review still waits for a verdict.
+    await scene.panel.clock.runFor(UNDO_MS + 1_000);
+    // Past the window, nothing reached the agent, and the review still waits for a verdict.
     expect(settled).toBe(false);
     expect(await scene.panel.locator("article[data-ask][data-status=awaiting_human] h1").textContent()).toBe("Waiting review");
+    expect(await statusOf("Waiting review")).toBe("awaiting_human");
 
     await scene.panel.keyboard.press("a");
     await held.waitFor({ timeout: STEP_MS });
+    // A second before the window ends it is still held, and nothing has gone.
+    await scene.panel.clock.runFor(UNDO_MS - 1_000);
+    await held.filter({ hasText: /Approving in 1 s/ }).waitFor({ timeout: STEP_MS });
     expect(settled).toBe(false);
+    expect(await statusOf("Waiting review")).toBe("awaiting_human");
     // Once the window has passed it is sent by itself.
+    await scene.panel.clock.runFor(1_000);
     expect((await pending[1]!).reply).toEqual({ outcome: "approved" });
     await until(async () => (await openTitle()) === "Waiting oldest?", "the last question to open");
     await scene.panel.keyboard.press("2");

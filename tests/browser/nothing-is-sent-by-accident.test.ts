@@ -12,10 +12,7 @@ import { TestBrowser, signInToWebInbox } from "./harness/browser";
 import { inViewport } from "./harness/geometry";
 import { longReview } from "./harness/long-review";
 import { PanelScene } from "./harness/panel-scene";
-import { STEP_MS } from "./harness/timeouts";
-
-/** The undo window the inbox holds a verdict or a dismissal for (extension/src/reply/draft.svelte.ts). */
-const UNDO_MS = 5_000;
+import { STEP_MS, UNDO_MS } from "./harness/timeouts";
 
 const scene = new PanelScene();
 const calls: Record<string, Promise<unknown> & { settled: boolean }> = {};
@@ -37,7 +34,11 @@ beforeAll(() => scene.start(), 120_000);
 afterAll(() => scene.close(), 30_000);
 
 describe("in the side panel, nothing is sent that the person did not mean", () => {
-  beforeAll(() => scene.openPanel(), 60_000);
+  beforeAll(async () => {
+    // The panel's clock is the test's to move past an undo window; until then it runs as time does.
+    await scene.browser.context.clock.install();
+    await scene.openPanel();
+  }, 60_000);
 
   test("typing a sentence in a briefing writes it on a point, and typing into no box sends nothing", async () => {
     calls.briefing = running(scene.agent.waitFor("send_briefing", BRIEFING));
@@ -122,18 +123,23 @@ describe("in the side panel, nothing is sent that the person did not mean", () =
     await held.getByRole("button", { name: /Undo/ }).click();
     await held.waitFor({ state: "detached", timeout: STEP_MS });
     // Past every undo window above, nothing undone or typed has reached the agent.
-    await Bun.sleep(UNDO_MS + 500);
+    await scene.panel.clock.runFor(UNDO_MS + 500);
     expect([calls.briefing!.settled, calls.question!.settled, calls.review!.settled]).toEqual([false, false, false]);
     expect(await statusOf(id)).toBe("awaiting_human");
   }, 60_000);
 
   test("a verdict let go reaches the agent with the comment, and Sent shows on screen", async () => {
-    await scene.open("Retry every import step");
+    const id = await scene.open("Retry every import step");
     await scene.panel.getByRole("button", { name: /Request changes/ }).click();
     const held = scene.panel.locator("[data-held=undo]");
     await held.waitFor({ timeout: STEP_MS });
     expect(await held.textContent()).toMatch(/Requesting changes in \d s/);
+    // A second before the window ends it is still held, and nothing has gone.
+    await scene.panel.clock.runFor(UNDO_MS - 1_000);
+    await held.filter({ hasText: /Requesting changes in 1 s/ }).waitFor({ timeout: STEP_MS });
     expect(calls.review!.settled).toBe(false);
+    expect(await statusOf(id)).toBe("awaiting_human");
+    await scene.panel.clock.runFor(1_000);
     const reply = ((await calls.review) as { reply: { outcome: string; feedback?: string; comments?: { body: string }[] } }).reply;
     expect(reply.outcome).toBe("changes_requested");
     expect(reply.feedback).toBe("Looks right.");

@@ -10,6 +10,7 @@ import type { Page } from "playwright-core";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { Person } from "../support/person.ts";
 import { RelayProcess } from "../support/relay-process.ts";
+import { until } from "../support/scene.ts";
 import { TestAgent } from "./harness/agent";
 import { TestBrowser, ensureBuilt } from "./harness/browser";
 import { TITLES, sendRealisticAsks, titleOf, type Kind } from "./harness/realistic-asks";
@@ -83,31 +84,30 @@ describe("the inbox has no critical or serious accessibility violations", () => 
     // One ask already answered, so the list has a closed row too.
     const closed = agent.waitFor("ask_question", { question: "Ship the cache on Friday?", project: "billing-service" });
     const waiting = async () => (await person.snapshot()).open;
-    let first;
-    while (!(first = (await waiting()).find((a) => titleOf(a) === "Ship the cache on Friday?"))) await Bun.sleep(50);
+    const first = await until(async () => (await waiting()).find((a) => titleOf(a) === "Ship the cache on Friday?"), "the first question is open", STEP_MS);
     await person.reply(first.id, { outcome: "answered", selected: [], text: "Yes, after the backup." });
     await closed;
 
     sendRealisticAsks(agent);
-    for (;;) {
-      const open = await waiting();
-      for (const kind of Object.keys(TITLES) as Kind[]) {
-        const ask = open.find((a) => titleOf(a) === TITLES[kind]);
-        if (ask) ids[kind] = ask.id;
-      }
-      if (Object.keys(ids).length === 3) break;
-      await Bun.sleep(50);
-    }
+    await until(
+      async () => {
+        const open = await waiting();
+        for (const kind of Object.keys(TITLES) as Kind[]) {
+          const ask = open.find((a) => titleOf(a) === TITLES[kind]);
+          if (ask) ids[kind] = ask.id;
+        }
+        return Object.keys(ids).length === 3;
+      },
+      "the question, the review and the briefing are open",
+      STEP_MS,
+    );
     // A permission prompt: its call returns only once the person decides, which none here does.
     void agent
       .requestApproval({ tool_name: "Bash", input: { command: "rm -rf build", description: "Remove the build output" }, tool_use_id: "toolu_axe", cwd: "/home/ada/shop", reason: "The old build breaks the tests.", project: "billing-service" })
       .catch(() => {});
     // Approvals are shown only to a reader of the revision that has them.
     const reader = person.reading(REVISION);
-    while (!ids.approval) {
-      ids.approval = (await reader.snapshot()).open.find((a) => a.kind === "approval")?.id as string;
-      if (!ids.approval) await Bun.sleep(50);
-    }
+    ids.approval = await until(async () => (await reader.snapshot()).open.find((a) => a.kind === "approval")?.id, "the approval is open", STEP_MS);
 
     panelBrowser = await TestBrowser.withExtension();
     await panelBrowser.connect(relay.url, personToken);

@@ -44,15 +44,13 @@ function cli(args: string[]) {
 /** Whether the relay's port takes a connection and answers. */
 const answers = () => fetch(`${url}/api/v1/whoami`).then(() => true, () => false);
 
-/** Starts `loopback serve`; when it first answered, polling every 10 ms. */
+/** Starts `loopback serve`; when it first answered, looking every 10 ms. */
 async function serve(): Promise<number> {
   const proc = Bun.spawn([process.execPath, CLI, "serve"], { env, stdout: "pipe", stderr: "pipe" });
   for (const stream of [proc.stdout, proc.stderr]) void (async () => { for await (const chunk of stream as ReadableStream<Uint8Array>) log += new TextDecoder().decode(chunk); })();
-  const started = now();
-  while (!(await answers())) {
-    if (now() - started > 15_000) throw new Error(`the relay did not answer:\n${log}`);
-    await Bun.sleep(10);
-  }
+  await until(answers, "the relay answers", 15_000, 10).catch((e: Error) => {
+    throw new Error(`${e.message}:\n${log}`);
+  });
   servingPid = proc.pid;
   return now();
 }
@@ -115,13 +113,17 @@ async function callsWaiting(prefix: string): Promise<Clients> {
   let exited: number | null = null;
   void child.exited.then((code) => (exited = code));
   const mine = async () => (await person.snapshot()).open.filter((a) => a.project?.startsWith(`${prefix}-`));
-  await until(async () => {
-    if (exited !== null) throw new Error(`the clients left (${exited}):\n${await errors}`);
+  await until(
+    async () => {
+      if (exited !== null) throw new Error(`the clients left (${exited}):\n${await errors}`);
+      const open = await mine();
+      return open.length === CALLS && open.every((a) => a.waiting);
+    },
+    "every call follows its ask",
+    60_000,
     // A snapshot of hundreds of asks is work for the relay: a few a second.
-    await Bun.sleep(200);
-    const open = await mine();
-    return open.length === CALLS && open.every((a) => a.waiting);
-  }, "every call follows its ask", 60_000);
+    200,
+  );
   const asks = new Map((await mine()).map((a) => [a.project!, a]));
   const done = (async () => {
     const code = await child.exited;
@@ -185,11 +187,16 @@ test(`a planned restart (loopback restart) while ${PER_CLIENT} calls of each cli
   else cli(["restart"]);
   await until(() => /handed over to process (\d+)/.test(log) && !alive(before), "the next process took over", 30_000);
   servingPid = Number(/handed over to process (\d+)/.exec(log)![1]);
-  // Every call resumed on the next process: its ask shows the agent waiting again.
-  await until(async () => {
-    await Bun.sleep(200);
-    return (await person.snapshot()).open.filter((a) => clients.asks.has(a.project ?? "")).every((a) => a.waiting);
-  }, "every call resumed", 30_000);
+  // Every call resumed on the next process: each of their asks, all still open, shows the agent waiting again.
+  await until(
+    async () => {
+      const open = (await person.snapshot()).open.filter((a) => clients.asks.has(a.project ?? ""));
+      return open.length === clients.asks.size && open.every((a) => a.waiting);
+    },
+    "every call resumed",
+    30_000,
+    200,
+  );
   probing = false;
   await probe;
   const { ms, wire } = await answered(clients);

@@ -64,7 +64,7 @@ afterEach(async () => {
 async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = store.asks): Promise<Replica> {
   const bus = new AskEventBus();
   const waiting = new Waiting(store.asks, { flipped: (askId) => feed.flipped(askId) }, clock, { maxPerToken: 10 });
-  const feed = new AskFeed(reads, bus, waiting);
+  const feed = new AskFeed(reads, bus, waiting, clock);
   const asks = new AskService(store.asks, new UploadService(store.uploads, clock, config), bus, feed, clock, waiting, config.reclaimMs);
   let channel!: { onChange: (change: AskChange) => void; onReady?: () => void };
   const source: ChangeSource = {

@@ -15,6 +15,7 @@ import { askAsOf, stateOf, type AskState } from "../storage/ask-as-of.ts";
 import type { AskChange, AskRecords, Store, VersionedAsk } from "../storage/store.ts";
 import { isDatabaseAway, type DatabaseReach } from "../storage/database-reach.ts";
 import { log } from "../logging/log.ts";
+import type { Clock, Timer } from "../clock.ts";
 
 /** Asks whose newest shown version is remembered: the most recently shown. */
 const REMEMBERED = 100_000;
@@ -23,7 +24,7 @@ const REMEMBERED = 100_000;
  * With replicas, every wait reads its ask again this often: a safety net for a notification lost
  * without its listener noticing (a reconnection is noticed, and read again at once).
  */
-const SAFETY_LOOK_MS = 15_000;
+export const SAFETY_LOOK_MS = 15_000;
 
 /** What the feed uses of who follows asks here: whether one is followed, and waking its followers. */
 export type FeedFollowers = Pick<Waiting, "withWaiting" | "wake" | "wakeAll">;
@@ -42,13 +43,15 @@ export class AskFeed {
   #elsewhere?: FollowersElsewhere;
   #listening?: { close(): Promise<void> };
   #unlistenBack?: () => void;
-  #safetyNet?: ReturnType<typeof setInterval>;
+  #safetyNet?: Timer;
 
   constructor(
     /** Where asks are read when a change is heard without them. */
     private asks: Pick<AskRecords, "get">,
     private bus: AskEventBus,
     private waiting: FeedFollowers,
+    /** Times the safety look. */
+    private clock: Pick<Clock, "every">,
   ) {}
 
   // --- changes made here --------------------------------------------------------------------------
@@ -102,8 +105,7 @@ export class AskFeed {
     );
     this.#unlistenBack = source.reach?.onBack(() => this.resync());
     if (elsewhere) {
-      this.#safetyNet = setInterval(() => this.waiting.wakeAll(), SAFETY_LOOK_MS);
-      this.#safetyNet.unref?.();
+      this.#safetyNet = this.clock.every(SAFETY_LOOK_MS, () => this.waiting.wakeAll());
     }
   }
 
@@ -139,7 +141,7 @@ export class AskFeed {
 
   /** Stops hearing other replicas, and lets the reads under way finish. */
   async close(): Promise<void> {
-    clearInterval(this.#safetyNet);
+    this.#safetyNet?.cancel();
     this.#unlistenBack?.();
     await this.#listening?.close().catch(() => {});
     await this.#elsewhere?.stop();

@@ -13,6 +13,7 @@ import type { AskEventBus } from "../asks/ask-event-bus.ts";
 import type { AskService } from "../asks/ask-service.ts";
 import type { Config } from "../config.ts";
 import type { TicketBook } from "./tickets.ts";
+import type { Clock } from "../clock.ts";
 import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";
 import { clientRevision } from "../http/revision-headers.ts";
@@ -22,6 +23,7 @@ import { log } from "../logging/log.ts";
 /** Clients send small keepalive frames (an MV3 worker lives on messages); anything bigger is abuse. */
 export const MAX_CLIENT_FRAME_BYTES = 4096;
 export const MAX_CLIENT_FRAMES_PER_MINUTE = 120;
+const FRAME_WINDOW_MS = 60_000;
 /** A consumer this far behind is dropped; it reconnects and starts from a fresh snapshot. */
 export const BACKPRESSURE_LIMIT_BYTES = 8 * 1024 * 1024;
 /** Changes held for a socket whose snapshot is still on its way; past this many it is closed to start afresh. */
@@ -53,6 +55,8 @@ export interface EventSocketServices {
   revocations: Pick<RevocationWatch, "watch" | "beforeSending">;
   bus: Pick<AskEventBus, "listen" | "onResync">;
   asks: Pick<AskService, "snapshot" | "wholeSnapshot">;
+  /** Times the client frames' window. */
+  clock: Pick<Clock, "monoMs">;
 }
 
 // One topic per space and revision, so a change is serialized once per revision some inbox reads.
@@ -103,7 +107,7 @@ export async function upgradeEvents(relay: EventSocketServices, request: Request
     // Counted from the upgrade until the socket opens (`open` takes it over, maybe within `upgrade`).
     bump(sockets.opening, id, 1);
     const ok = server.upgrade(request, {
-      data: { caller, revision, frames: { count: 0, since: performance.now() } },
+      data: { caller, revision, frames: { count: 0, since: relay.clock.monoMs() } },
       headers: { "Sec-WebSocket-Protocol": EVENTS_SUBPROTOCOL, ...headers },
     });
     if (!ok) {
@@ -272,8 +276,8 @@ export function eventSocket(relay: EventSocketServices, server: () => Server<Soc
     message(ws) {
       // Client frames are keepalives: accepted and ignored, within a rate.
       const f = ws.data.frames;
-      const now = performance.now();
-      if (now - f.since > 60_000) {
+      const now = relay.clock.monoMs();
+      if (now - f.since > FRAME_WINDOW_MS) {
         f.count = 0;
         f.since = now;
       }
