@@ -101,6 +101,21 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       }
     });
 
+    test("an ask stored with the record of the call that follows it keeps both; one refused at its cap keeps neither", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const record = (id: string, askId: string) => ({ id, sessionId: "s1", requestId: '"r-1"', tool: "ask_question", askId, fromTurn: 0, progressToken: '"progress-1"', createdAt: at(1) });
+      const cap = { tokenId: caller.tokenId, maxPerToken: 1, maxPerSpace: 10 };
+      const first = aQuestion();
+      expect(await store.asks.insert(caller.spaceId, first, "fp-1", record("cal_1", first.id), cap)).toBe("inserted");
+      expect(await store.calls.get("cal_1")).toEqual(record("cal_1", first.id));
+      expect(await store.asks.get(first.id)).toMatchObject({ ask: first, version: 0 });
+      const second = aQuestion();
+      expect(await store.asks.insert(caller.spaceId, second, "fp-2", record("cal_2", second.id), cap)).toBe("token_full");
+      expect(await store.calls.get("cal_2")).toBeUndefined();
+      expect(await store.asks.get(second.id)).toBeUndefined();
+    });
+
     test("a reply is claimed as handed over once, whichever writer claims it first", async () => {
       const fresh = await kind.fresh();
       const other = await fresh.another();

@@ -125,12 +125,23 @@ export class AskService {
     return this.waiting.withWaiting(ask);
   }
 
-  private load(caller: Caller, askId: string): Promise<VersionedAsk> {
-    return askSeenBy(this.store, caller, askId);
+  private load(caller: Caller, askId: string, read?: Promise<VersionedAsk | undefined>): Promise<VersionedAsk> {
+    return askSeenBy(this.store, caller, askId, read);
   }
 
-  async get(caller: Caller, askId: string): Promise<Ask> {
-    return this.withWaiting((await this.load(caller, askId)).ask);
+  /**
+   * Begins reading an ask before its reader is known, to pass to `get` or `reply` once the token is
+   * checked: on PostgreSQL the read and the check then take one round trip instead of two.
+   */
+  read(askId: string): Promise<VersionedAsk | undefined> {
+    const read = this.store.get(askId);
+    // A refused token leaves it unread: its failure is the request's only if it is read.
+    read.catch(() => {});
+    return read;
+  }
+
+  async get(caller: Caller, askId: string, read?: Promise<VersionedAsk | undefined>): Promise<Ask> {
+    return this.withWaiting((await this.load(caller, askId, read)).ask);
   }
 
   /**
@@ -285,11 +296,11 @@ export class AskService {
 
   // --- the person's side --------------------------------------------------------------------------
 
-  async reply(caller: Caller, askId: string, raw: unknown): Promise<Ask> {
+  async reply(caller: Caller, askId: string, raw: unknown, read?: Promise<VersionedAsk | undefined>): Promise<Ask> {
     if (caller.tokenKind !== "person") throw problem("auth.person_required");
     const reply = parseShape(schemas.Reply, raw, "body.invalid");
     assertOk(checkReplySize(reply));
-    const stored = await this.load(caller, askId);
+    const stored = await this.load(caller, askId, read);
     assertOk(checkReply(stored.ask, reply));
     return this.commit(caller, stored, applyReply(stored.ask, reply, caller.person, this.clock.now()));
   }

@@ -12,9 +12,13 @@ export function canSee(caller: Caller, spaceId: string, ask: Ask): boolean {
   return caller.tokenKind === "person" || ask.raisedBy?.id === caller.person.id;
 }
 
-/** The stored ask `caller` may see: another space's, or another person's to an agent token, is as absent as one that never existed. */
-export async function askSeenBy(records: Pick<AskRecords, "get">, caller: Caller, askId: string): Promise<VersionedAsk> {
-  const stored = await records.get(askId);
+/**
+ * The stored ask `caller` may see: another space's, or another person's to an agent token, is as
+ * absent as one that never existed. `read` is the ask's read when it was begun before the caller was
+ * known (while the token was checked): nothing of it is shown unless the caller may see it.
+ */
+export async function askSeenBy(records: Pick<AskRecords, "get">, caller: Caller, askId: string, read = records.get(askId)): Promise<VersionedAsk> {
+  const stored = await read;
   if (!stored || !canSee(caller, stored.spaceId, stored.ask)) throw problem("ask.not_found");
   return stored;
 }

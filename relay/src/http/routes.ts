@@ -85,7 +85,7 @@ function route(method: string, path: string, handle: Route["handle"]): Route {
 export interface ApiServices {
   config: Pick<Config, "build">;
   authenticate(authorization: string | null, address: string): Promise<Caller>;
-  asks: Pick<AskService, "snapshot" | "wholeSnapshot" | "history" | "get" | "reply">;
+  asks: Pick<AskService, "snapshot" | "wholeSnapshot" | "history" | "get" | "read" | "reply">;
   tickets: Pick<TicketBook, "issue">;
   pushKeys: Pick<VapidKeys, "publicKey">;
   pushDevices: Pick<PushDevices, "list" | "add" | "setLoudness" | "remove">;
@@ -116,12 +116,14 @@ export function apiRoutes(relay: ApiServices, addressOf: (request: Request) => s
     }),
     route("GET", "/asks/:id", async ({ request, params }) => downgradeAsk(await relay.asks.get(await person(request), params.id), clientRevision(request))),
     route("POST", "/asks/:id/reply", async ({ request, params }) => {
+      // Read while the token is checked, not after: a person waits on this (and an agent behind them).
+      const read = request.headers.has("authorization") ? relay.asks.read(params.id) : undefined;
       const c = await caller(request);
       const revision = clientRevision(request);
       // An ask this reader is not shown is not there for it to answer either.
-      if (revision !== REVISION && !isShownTo(await relay.asks.get(c, params.id), revision)) throw problem("ask.not_found");
+      if (revision !== REVISION && !isShownTo(await relay.asks.get(c, params.id, read), revision)) throw problem("ask.not_found");
       // A reply's line comments may take more than 256 KiB: as many as the contract allows.
-      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request, MAX_REPLY_BYTES)), revision);
+      return downgradeAsk(await relay.asks.reply(c, params.id, await readJson(request, MAX_REPLY_BYTES), read), revision);
     }),
     route("GET", "/push/key", async ({ request }) => {
       await caller(request);

@@ -13,6 +13,7 @@ import type { Dialect, Query } from "../dialect.ts";
 import * as pgSchema from "./schema.ts";
 import type * as schema from "../sqlite/schema.ts";
 import { storeOver } from "../records/store-over.ts";
+import { PgAskRecords } from "./ask-records.ts";
 import type { AskChange, FollowChange, Store } from "../store.ts";
 
 const MIGRATIONS = join(import.meta.dir, "pg-migrations");
@@ -128,7 +129,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     () => tokensVersion++,
     () => tokensVersion++,
   );
-  const store = storeOver(dialect, replica, {
+  const shared = storeOver(dialect, replica, {
     tokensVersion: () => tokensVersion,
     listen: async (onChange, onReady, onFollow) => {
       const follows = onFollow
@@ -158,6 +159,8 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       await Promise.all([client.end({ timeout: 5 }), looker.end({ timeout: 1 })]);
     },
   });
+  // The writes someone waits on, each in one round trip (ask-records.ts).
+  const store: Store = { ...shared, asks: new PgAskRecords(dialect, replica, client, ASK_CHANNEL) };
   return guardedBy(reach, store);
 }
 

@@ -15,7 +15,7 @@ type AskRow = typeof asks.$inferSelect;
 type EntryRow = typeof entries.$inferSelect;
 
 /** The parts of an ask fixed when it is opened. */
-function opening(ask: Ask) {
+export function opening(ask: Ask) {
   const { id, status, waiting, thread, createdAt, updatedAt, closedAt, ...rest } = ask;
   return rest;
 }
@@ -276,7 +276,7 @@ export class SqlAskRecords implements AskRecords {
 }
 
 /** What a change tells the other replicas of the ask it left, beyond the ask's id. */
-function asLeft(ask: Ask): Pick<AskChange, "turns" | "status" | "updatedAt" | "closedAt"> {
+export function asLeft(ask: Ask): Pick<AskChange, "turns" | "status" | "updatedAt" | "closedAt"> {
   const { version: _version, ...state } = stateOf(ask, 0);
   return state;
 }
