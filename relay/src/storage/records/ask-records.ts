@@ -5,7 +5,7 @@ import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, or, sql } from "
 import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
-import { prepared, type Dialect } from "../dialect.ts";
+import { changedRows, prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../sqlite/schema.ts";
 import type { AppendOutcome, AskChange, AskHead, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
@@ -111,22 +111,19 @@ export class SqlAskRecords implements AskRecords {
       q
         .update(t.asks)
         .set({ status: at("status"), updatedAt: at("updatedAt"), closedAt: at("closedAt"), version: at("version") })
-        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before"))))
-        .returning({ id: t.asks.id }),
+        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before")))),
     );
     this.#moveHandingOver = d.statement("move_ask_handing_over", (q) =>
       q
         .update(t.asks)
         .set({ status: at("status"), updatedAt: at("updatedAt"), closedAt: at("closedAt"), version: at("version"), delivered: at("delivered"), deliveredAt: at("deliveredAt") })
-        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before"))))
-        .returning({ id: t.asks.id }),
+        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before")))),
     );
     this.#claim = d.statement("claim_delivery", (q) =>
       q
         .update(t.asks)
         .set({ delivered: at("next"), deliveredAt: at("at") })
-        .where(and(eq(t.asks.id, p("id")), eq(t.asks.delivered, p("expected"))))
-        .returning({ id: t.asks.id }),
+        .where(and(eq(t.asks.id, p("id")), eq(t.asks.delivered, p("expected")))),
     );
   }
 
@@ -182,7 +179,7 @@ export class SqlAskRecords implements AskRecords {
           this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica, ...asLeft(after) }),
         ]);
         if (moved.status === "rejected") throw moved.reason;
-        if ((moved.value as unknown[]).length !== 1) throw new NotYourTurn();
+        if (changedRows(moved.value) !== 1) throw new NotYourTurn();
         for (const r of rest) if (r.status === "rejected") throw r.reason;
         return "appended" as const;
       })
@@ -194,7 +191,7 @@ export class SqlAskRecords implements AskRecords {
 
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean> {
     // Written without waiting for the disk: if a power cut lost it, the reply is handed over again, never lost.
-    return this.d.withoutWaitingForDisk(async (q) => ((await this.#claim(q, { id: askId, expected, next, at })) as unknown[]).length === 1);
+    return this.d.withoutWaitingForDisk(async (q) => changedRows(await this.#claim(q, { id: askId, expected, next, at })) === 1);
   }
 
   async get(id: string): Promise<VersionedAsk | undefined> {
