@@ -59,6 +59,16 @@ export function prepared<R>(builder: Preparable, name: string): (params?: Record
   return async (params) => (await query.execute(params)) as R[];
 }
 
+/**
+ * How many rows a write changed, as either driver reports it (bun:sqlite's `changes`, postgres.js's
+ * `count`): a compare-and-set counts its rows so instead of `returning` them, which in SQLite cost
+ * ~0.2 ms after a pause, a fifth of a reply's way to the agent beside the least server.
+ */
+export function changedRows(result: unknown): number {
+  const { changes, count } = result as { changes?: number; count?: number };
+  return Number(changes ?? count ?? 0);
+}
+
 /** Runs promises one after another: a single SQLite connection has one transaction at a time. */
 export class Serial {
   #tail: Promise<unknown> = Promise.resolve();

@@ -2,10 +2,10 @@
 // on the version the writer read and commits only while the ask is still at it (compare-and-set on
 // `asks.version`), so two writers on two replicas resolve as one winner and one "not your turn".
 import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, or, sql } from "drizzle-orm";
-import type { Ask } from "@loopback/shared/generated/types";
+import type { Ask, AskStatus } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
-import { prepared, type Dialect } from "../dialect.ts";
+import { changedRows, prepared, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../sqlite/schema.ts";
 import type { AppendOutcome, AskChange, AskHead, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
@@ -29,6 +29,13 @@ class Refused extends Error {
 
 /** A change decided on a version the ask has left, thrown to roll back what was sent with its compare-and-set. */
 class NotYourTurn extends Error {}
+
+/**
+ * An open ask's statuses, named rather than "not closed": the count before every new ask then seeks
+ * them in `asks_open` (space, status), where "not closed" read every ask the space ever kept (0.54 vs
+ * 0.15 ms after a pause with 3,000 closed).
+ */
+const OPEN_STATUSES: Exclude<AskStatus, "closed">[] = ["awaiting_human", "awaiting_agent"];
 
 /** Bound parameters a query may carry stay well under SQLite's cap with this many ids at once. */
 const IDS_PER_QUERY = 500;
@@ -102,7 +109,7 @@ export class SqlAskRecords implements AskRecords {
       q
         .select({ byToken: sql<number>`coalesce(sum(case when ${t.asks.tokenId} = ${p("tokenId")} then 1 else 0 end), 0)`, bySpace: count() })
         .from(t.asks)
-        .where(and(eq(t.asks.spaceId, p("spaceId")), ne(t.asks.status, "closed"))),
+        .where(and(eq(t.asks.spaceId, p("spaceId")), inArray(t.asks.status, OPEN_STATUSES))),
     );
     this.#insertEntry = d.statement("insert_entry", (q) =>
       q.insert(t.entries).values({ askId: at("askId"), seq: at("seq"), revision: at("revision"), author: at("author"), body: at("body"), at: at("at") }),
@@ -111,22 +118,19 @@ export class SqlAskRecords implements AskRecords {
       q
         .update(t.asks)
         .set({ status: at("status"), updatedAt: at("updatedAt"), closedAt: at("closedAt"), version: at("version") })
-        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before"))))
-        .returning({ id: t.asks.id }),
+        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before")))),
     );
     this.#moveHandingOver = d.statement("move_ask_handing_over", (q) =>
       q
         .update(t.asks)
         .set({ status: at("status"), updatedAt: at("updatedAt"), closedAt: at("closedAt"), version: at("version"), delivered: at("delivered"), deliveredAt: at("deliveredAt") })
-        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before"))))
-        .returning({ id: t.asks.id }),
+        .where(and(eq(t.asks.id, p("id")), eq(t.asks.version, p("before")))),
     );
     this.#claim = d.statement("claim_delivery", (q) =>
       q
         .update(t.asks)
         .set({ delivered: at("next"), deliveredAt: at("at") })
-        .where(and(eq(t.asks.id, p("id")), eq(t.asks.delivered, p("expected"))))
-        .returning({ id: t.asks.id }),
+        .where(and(eq(t.asks.id, p("id")), eq(t.asks.delivered, p("expected")))),
     );
   }
 
@@ -182,7 +186,7 @@ export class SqlAskRecords implements AskRecords {
           this.d.announce(tx, { askId: after.id, spaceId: before.spaceId, version, replica: this.replica, ...asLeft(after) }),
         ]);
         if (moved.status === "rejected") throw moved.reason;
-        if ((moved.value as unknown[]).length !== 1) throw new NotYourTurn();
+        if (changedRows(moved.value) !== 1) throw new NotYourTurn();
         for (const r of rest) if (r.status === "rejected") throw r.reason;
         return "appended" as const;
       })
@@ -194,7 +198,7 @@ export class SqlAskRecords implements AskRecords {
 
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean> {
     // Written without waiting for the disk: if a power cut lost it, the reply is handed over again, never lost.
-    return this.d.withoutWaitingForDisk(async (q) => ((await this.#claim(q, { id: askId, expected, next, at })) as unknown[]).length === 1);
+    return this.d.withoutWaitingForDisk(async (q) => changedRows(await this.#claim(q, { id: askId, expected, next, at })) === 1);
   }
 
   async get(id: string): Promise<VersionedAsk | undefined> {
