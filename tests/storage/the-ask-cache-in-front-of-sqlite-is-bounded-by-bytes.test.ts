@@ -54,3 +54,27 @@ test("an ask opened with a fingerprint is found by it, through a cache opened be
   expect((await after.findResumable(caller.spaceId, fingerprint, since))?.stored.ask.id).toBe(ask.id);
   expect(await after.findResumable(caller.spaceId, hashSecret("another input"), since)).toBeUndefined();
 });
+
+test("an ask read lately is kept over one only written earlier: the cache lets go of the least recently used", async () => {
+  const { caller } = await store.tokens.create({ space: "default", person: "Cy", kind: "agent", tokenId: newId("tok"), hash: newId("tok"), at: new Date().toISOString() });
+  let readsFromFile = 0;
+  const counting = new Proxy(store.asks, {
+    get: (target, name, receiver) => (name === "get" ? (id: string) => (readsFromFile++, target.get(id)) : Reflect.get(target, name, receiver)),
+  });
+  // Room for three asks of 250 KiB, not four.
+  const cached = new CachedAsks(counting, 800 * 1024);
+  const big = async (i: number) => {
+    const ask = openAsk("review", { title: `Used ${i}`, project: "cache", content: [{ type: "markdown", text: "y".repeat(250 * 1024) }] }, { id: newId("ask"), at: new Date().toISOString(), raisedBy: caller.person });
+    expect(await cached.insert(caller.spaceId, ask)).toBe("inserted");
+    return ask.id;
+  };
+  const [first, second] = [await big(0), await big(1)];
+  await big(2);
+  expect((await cached.get(first))?.ask.id).toBe(first);
+  await big(3);
+  // The fourth let go of the second (written after the first, but not read since), not the first.
+  expect((await cached.get(first))?.ask.id).toBe(first);
+  expect(readsFromFile).toBe(0);
+  expect((await cached.get(second))?.ask.id).toBe(second);
+  expect(readsFromFile).toBe(1);
+});

@@ -16,6 +16,7 @@ import type { AskChange, AskRecords, Store, VersionedAsk } from "../storage/stor
 import { isDatabaseAway, type DatabaseReach } from "../storage/database-reach.ts";
 import { log } from "../logging/log.ts";
 import type { Clock, Timer } from "../clock.ts";
+import { LRUCache } from "lru-cache";
 
 /** Asks whose newest shown version is remembered: the most recently shown. */
 const REMEMBERED = 100_000;
@@ -37,7 +38,8 @@ export interface ChangeSource {
 
 export class AskFeed {
   /** The newest version shown of each ask, the most recently shown last. */
-  #shown = new Map<string, AskState>();
+  /** The newest version shown of each ask shown lately: the least recently shown is let go first. */
+  #shown = new LRUCache<string, AskState>({ max: REMEMBERED });
   /** Asks read to be shown, one after another per ask in the order their changes were heard. */
   #reads = new Map<string, Promise<void>>();
   #elsewhere?: FollowersElsewhere;
@@ -68,7 +70,7 @@ export class AskFeed {
    * Returns the ask as shown.
    */
   committed(spaceId: string, before: VersionedAsk, after: Ask, left?: VersionedAsk): Ask {
-    if ((this.#shown.get(before.ask.id)?.version ?? -1) < before.version) {
+    if ((this.#shown.peek(before.ask.id)?.version ?? -1) < before.version) {
       this.#show(spaceId, before.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(before.ask), before.version);
     }
     const shown = this.waiting.withWaiting(after);
@@ -173,11 +175,9 @@ export class AskFeed {
 
   /** Shows `ask` at `version`, unless a later version of it was shown already. */
   #show(spaceId: string, type: AskEvent["type"], ask: Ask, version: number): void {
-    if (version < (this.#shown.get(ask.id)?.version ?? -1)) return;
-    this.#shown.delete(ask.id);
-    this.#shown.set(ask.id, stateOf(ask, version));
+    if (version < (this.#shown.peek(ask.id)?.version ?? -1)) return;
     // Bounded: an ask not shown for this long has no notice of an older version still coming.
-    if (this.#shown.size > REMEMBERED) this.#shown.delete(this.#shown.keys().next().value!);
+    this.#shown.set(ask.id, stateOf(ask, version));
     this.bus.publish(spaceId, { type, ask }, version);
   }
 
@@ -186,7 +186,7 @@ export class AskFeed {
    * left it, when that is older (the notices of the versions between are still coming).
    */
   #showAgain(spaceId: string, ask: Ask, version: number): void {
-    const shown = this.#shown.get(ask.id);
+    const shown = this.#shown.peek(ask.id);
     if (shown && shown.version < version) this.#show(spaceId, "ask.updated", askAsOf(ask, shown), shown.version);
     else this.#show(spaceId, "ask.updated", ask, version);
   }

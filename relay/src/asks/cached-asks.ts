@@ -5,14 +5,15 @@
 // write left.
 import type { Ask } from "@loopback/shared/generated/types";
 import { replyCount } from "@loopback/shared/ask-rules/index";
+import { LRUCache } from "lru-cache";
 import type { AppendOutcome, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../storage/store.ts";
 
 /** Bytes of asks kept (as JSON), the most recently used last; the coldest are let go past this. */
 export const CACHED_ASK_BYTES = 64 * 1024 * 1024;
 
 export class CachedAsks implements AskRecords {
-  #cache = new Map<string, { stored: VersionedAsk; bytes: number }>();
-  #bytes = 0;
+  /** Each ask with its size, counted once when kept (a hand-over changes the entry, not its size). */
+  #cache: LRUCache<string, { stored: VersionedAsk; bytes: number }>;
   /**
    * The start of every fingerprint the file holds, as a number: a new ask whose fingerprint is not
    * among them has no ask to pick up, and skips the look (a query of ~0.25 ms after a pause). Asks
@@ -22,8 +23,9 @@ export class CachedAsks implements AskRecords {
 
   constructor(
     private inner: AskRecords,
-    private maxBytes = CACHED_ASK_BYTES,
+    maxBytes = CACHED_ASK_BYTES,
   ) {
+    this.#cache = new LRUCache({ maxSize: maxBytes, sizeCalculation: (held) => held.bytes });
     this.#fingerprints = this.#readFingerprints();
   }
 
@@ -36,7 +38,7 @@ export class CachedAsks implements AskRecords {
 
   /** How many bytes the asks held take, as JSON: what bounds the cache. */
   get bytes(): number {
-    return this.#bytes;
+    return this.#cache.calculatedSize;
   }
 
   #held(id: string): VersionedAsk | undefined {
@@ -44,22 +46,16 @@ export class CachedAsks implements AskRecords {
   }
 
   #drop(id: string): void {
-    const held = this.#cache.get(id);
-    if (!held) return;
     this.#cache.delete(id);
-    this.#bytes -= held.bytes;
   }
 
   #keep(stored: VersionedAsk): void {
     const held = this.#held(stored.ask.id);
     if (held && held.version > stored.version) return;
-    this.#drop(stored.ask.id);
-    // Strings count once per character: the size of what the ask holds, whatever its shape.
+    // Strings count once per character: the size of what the ask holds, whatever its shape. An ask
+    // bigger than the whole cache is not kept, and the version held before it is let go.
     const bytes = JSON.stringify(stored.ask).length;
-    if (bytes > this.maxBytes) return;
     this.#cache.set(stored.ask.id, { stored, bytes });
-    this.#bytes += bytes;
-    while (this.#bytes > this.maxBytes) this.#drop(this.#cache.keys().next().value!);
   }
 
   async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {
