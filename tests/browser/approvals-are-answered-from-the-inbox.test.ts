@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { running, until } from "../support/scene.ts";
-import { TestBrowser, signInToWebInbox } from "./harness/browser";
+import { TestBrowser, openWebInbox } from "./harness/browser";
 import { PanelScene } from "./harness/panel-scene";
 import { STEP_MS, UNDO_MS } from "./harness/timeouts";
 
@@ -112,10 +112,10 @@ describe("in the side panel", () => {
 });
 
 test("on a phone, a new file shows as code, a tap is held with Undo, and Deny and stop stops the agent", async () => {
-  const browser = await TestBrowser.plain({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  const browser = await TestBrowser.plain({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, signedIn: { relayUrl: scene.relay.url, token: scene.personToken } });
   try {
     const page = await browser.context.newPage();
-    await signInToWebInbox(page, scene.relay.url, scene.personToken);
+    await openWebInbox(page, scene.relay.url);
     const decision = running(
       scene.agent.requestApproval({ tool_name: "Write", input: { file_path: "notes/plan.md", content: "# Plan\n\nShip on Monday.\n" }, tool_use_id: "toolu_write", project: "approval-phone" }),
     );

@@ -6,7 +6,7 @@
 // schedule, only for longer; the worker is not stopped by Chrome meanwhile (the panel holds a port to it).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { TestBrowser, signInToWebInbox } from "./harness/browser";
+import { TestBrowser, openWebInbox } from "./harness/browser";
 import { PanelScene } from "./harness/panel-scene";
 import { STEP_MS } from "./harness/timeouts";
 
@@ -18,9 +18,9 @@ const OUTAGE_MS = 20_000;
 beforeAll(async () => {
   await scene.start();
   await scene.openPanel();
-  web = await TestBrowser.plain({ viewport: { width: 1280, height: 800 } });
+  web = await TestBrowser.plain({ viewport: { width: 1280, height: 800 }, signedIn: { relayUrl: scene.relay.url, token: scene.personToken } });
   inbox = await web.context.newPage();
-  await signInToWebInbox(inbox, scene.relay.url, scene.personToken);
+  await openWebInbox(inbox, scene.relay.url);
 }, 120_000);
 afterAll(async () => {
   await web?.close();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Page } from "playwright-core";
 import { TestAgent } from "./harness/agent";
-import { TestBrowser, signInToWebInbox } from "./harness/browser";
+import { TestBrowser, openWebInbox } from "./harness/browser";
 import { PanelScene } from "./harness/panel-scene";
 import { STEP_MS } from "./harness/timeouts";
 
@@ -121,10 +121,10 @@ describe("the web inbox, when a reply's response is lost", () => {
   beforeAll(async () => {
     graceToken = await scene.relay.token("Grace");
     graceAgentToken = await scene.relay.token("Grace", { agent: true });
-    web = await TestBrowser.plain();
+    web = await TestBrowser.plain({ signedIn: { relayUrl: scene.relay.url, token: graceToken } });
     page = await web.context.newPage();
     await page.setViewportSize({ width: 1200, height: 800 });
-    await signInToWebInbox(page, scene.relay.url, graceToken);
+    await openWebInbox(page, scene.relay.url);
   }, 60_000);
 
   afterAll(async () => {

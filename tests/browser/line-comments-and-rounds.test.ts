@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Locator, Page } from "playwright-core";
 import type { ReviewComment } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
-import { TestBrowser, ensureBuilt, signInToWebInbox } from "./harness/browser";
+import { TestBrowser, ensureBuilt, holdChromium, openWebInbox } from "./harness/browser";
 import { RelayProcess } from "../support/relay-process.ts";
 import { STEP_MS } from "./harness/timeouts";
 
@@ -45,16 +45,20 @@ const round = (project: string, diff: string, code: string, revises?: string) =>
 let relay: RelayProcess;
 let agent: TestAgent;
 let personToken: string;
+/** Lets go of the web inbox's Chromium: each test opens a fresh context in it, launched once for all. */
+let releaseChromium: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   await ensureBuilt();
   relay = await new RelayProcess().start();
   personToken = await relay.token("Ada");
   agent = await TestAgent.connect(relay.url, await relay.token("Ada", { agent: true }));
+  releaseChromium = await holdChromium();
 }, 120_000);
 
 afterAll(async () => {
   await agent?.close().catch(() => {});
+  await releaseChromium?.();
   await relay?.dispose();
 });
 
@@ -204,10 +208,10 @@ describe("line comments and rounds", () => {
   }, 120_000);
 
   test("in the web inbox at phone width, by tapping", async () => {
-    const browser = await TestBrowser.plain({ hasTouch: true, viewport: PHONE });
+    const browser = await TestBrowser.plain({ hasTouch: true, viewport: PHONE, signedIn: { relayUrl: relay.url, token: personToken } });
     try {
       const page = await browser.context.newPage();
-      await signInToWebInbox(page, relay.url, personToken);
+      await openWebInbox(page, relay.url);
       await commentAndCompare(page, "phone-comments", "tap");
     } finally {
       await browser.close();
@@ -215,10 +219,10 @@ describe("line comments and rounds", () => {
   }, 120_000);
 
   test("a closed review keeps its comments beside their lines, their markdown rendered", async () => {
-    const browser = await TestBrowser.plain({ viewport: { width: 1280, height: 900 } });
+    const browser = await TestBrowser.plain({ viewport: { width: 1280, height: 900 }, signedIn: { relayUrl: relay.url, token: personToken } });
     try {
       const page = await browser.context.newPage();
-      await signInToWebInbox(page, relay.url, personToken);
+      await openWebInbox(page, relay.url);
       const waiting = agent.waitFor("request_review", round("closed-comments", DIFF_1, CODE_1));
       const row = page.locator("[data-ask-row]", { hasText: "closed-comments" });
       await row.waitFor({ timeout: STEP_MS });
@@ -266,10 +270,10 @@ describe("line comments and rounds", () => {
   }, 120_000);
 
   test("in the split diff at desktop width, a comment sits beneath its side's line and the other side stays in line", async () => {
-    const browser = await TestBrowser.plain({ viewport: { width: 1280, height: 900 } });
+    const browser = await TestBrowser.plain({ viewport: { width: 1280, height: 900 }, signedIn: { relayUrl: relay.url, token: personToken } });
     try {
       const page = await browser.context.newPage();
-      await signInToWebInbox(page, relay.url, personToken);
+      await openWebInbox(page, relay.url);
       // Side by side, the inbox opens on its first row: that ask is up before another is picked.
       await page.locator(".ask-pane article[data-ask]").waitFor({ timeout: STEP_MS });
       const input = round("split-comments", DIFF_1, CODE_1);

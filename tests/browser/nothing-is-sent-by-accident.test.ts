@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { running } from "../support/scene.ts";
-import { TestBrowser, signInToWebInbox } from "./harness/browser";
+import { TestBrowser, holdChromium, openWebInbox } from "./harness/browser";
 import { inViewport } from "./harness/geometry";
 import { longReview } from "./harness/long-review";
 import { PanelScene } from "./harness/panel-scene";
@@ -152,12 +152,19 @@ describe("in the side panel, nothing is sent that the person did not mean", () =
 });
 
 describe("in the web inbox, the verdicts and their Undo are on screen on a desktop and a phone", () => {
+  // Each test opens a fresh context of its own, in one Chromium launched for both.
+  let release: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    release = await holdChromium();
+  }, 60_000);
+  afterAll(() => release?.());
+
   for (const [name, size, touch] of [["desktop", { width: 1280, height: 800 }, false], ["phone", { width: 390, height: 844 }, true]] as const) {
     test(`at ${size.width}×${size.height}, ${touch ? "tapped" : "clicked"}`, async () => {
-      const browser = await TestBrowser.plain({ viewport: size, hasTouch: touch, isMobile: touch });
+      const browser = await TestBrowser.plain({ viewport: size, hasTouch: touch, isMobile: touch, signedIn: { relayUrl: scene.relay.url, token: scene.personToken } });
       try {
         const page = await browser.context.newPage();
-        await signInToWebInbox(page, scene.relay.url, scene.personToken);
+        await openWebInbox(page, scene.relay.url);
         const title = `Retry every step (${name})`;
         const call = running(scene.agent.waitFor("request_review", longReview(title, `web-${name}`)));
         const id = await scene.open(title, page);

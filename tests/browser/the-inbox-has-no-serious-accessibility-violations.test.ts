@@ -111,7 +111,7 @@ describe("the inbox has no critical or serious accessibility violations", () => 
 
     panelBrowser = await TestBrowser.withExtension();
     await panelBrowser.connect(relay.url, personToken);
-    webBrowser = await TestBrowser.plain();
+    webBrowser = await TestBrowser.plain({ signedIn: { relayUrl: relay.url, token: personToken } });
   }, 120_000);
 
   afterAll(async () => {
@@ -151,8 +151,6 @@ describe("the inbox has no critical or serious accessibility violations", () => 
         await page.setViewportSize(size);
         await page.emulateMedia({ colorScheme: scheme, reducedMotion: "reduce" });
         await page.goto(`${relay.url}/inbox/`);
-        await page.evaluate((token) => localStorage.setItem("loopback.token", token), personToken);
-        await page.reload();
         const found: string[] = [];
         for (const screen of SCREENS) {
           await show(page, `${relay.url}/inbox/`, screen);

@@ -17,7 +17,7 @@ import { diffLines } from "@loopback/shared/ask-rules/diff-lines";
 import type { Block, ReviewComment, Snapshot, ToolReply } from "@loopback/shared/generated/types";
 import { TestAgent } from "./harness/agent";
 import { HARMLESS, Watch, inspect } from "./harness/attack-watch";
-import { TestBrowser, ensureBuilt, signInToWebInbox } from "./harness/browser";
+import { TestBrowser, ensureBuilt, openWebInbox } from "./harness/browser";
 import { findEscapes } from "./harness/dom-inspectors";
 import { ALL_MARKDOWN, HOSTILE_CODE, HOSTILE_DIFF, LONG_UNICODE, RTL, VECTORS, coverVectors, evil, run, tag } from "./harness/hostile-corpus";
 import { ROOT, RelayProcess } from "../support/relay-process.ts";
@@ -237,7 +237,7 @@ describe("untrusted content cannot attack the person", () => {
     agent = await TestAgent.connect(relay.url, agentToken, `${tag("client-name")}${RTL}`);
     await sendCorpus();
     extension = await TestBrowser.withExtension();
-    web = await TestBrowser.plain({ bypassCSP: true });
+    web = await TestBrowser.plain({ bypassCSP: true, signedIn: { relayUrl: relay.url, token: personToken } });
   }, 120_000);
 
   afterAll(async () => {
@@ -263,7 +263,7 @@ describe("untrusted content cannot attack the person", () => {
     const watch = await Watch.install(web.context, (url) => url.origin === relayOrigin || url.protocol === "blob:" || url.protocol === "data:");
     const page = await web.context.newPage();
     await page.setViewportSize({ width: 1200, height: 900 });
-    await signInToWebInbox(page, relay.url, personToken);
+    await openWebInbox(page, relay.url);
     await expectTrapsLive(page, watch, { csp: false });
     await expectEveryAskHarmless(page, watch);
     await page.close();

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { REVISION } from "@loopback/shared/generated/revision";
 import type { CDPSession, Page, Worker } from "playwright-core";
 import { TestAgent } from "./harness/agent";
-import { TestBrowser, ensureBuilt, signInToWebInbox } from "./harness/browser";
+import { TestBrowser, ensureBuilt, openWebInbox } from "./harness/browser";
 import { PushReceiver } from "../support/push-receiver.ts";
 import { RelayProcess } from "../support/relay-process.ts";
 import { STEP_MS } from "./harness/timeouts";
@@ -78,7 +78,7 @@ describe("the web inbox's notifications", () => {
     relay = await new RelayProcess({ env: { NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUSH_HOSTS: push.host } }).start();
     personToken = await relay.token("Grace");
     agent = await TestAgent.connect(relay.url, await relay.token("Grace", { agent: true }));
-    browser = await TestBrowser.plain();
+    browser = await TestBrowser.plain({ signedIn: { relayUrl: relay.url, token: personToken } });
     await browser.context.grantPermissions(["notifications"], { origin: relay.url });
     page = await browser.context.newPage();
     cdp = await browser.context.newCDPSession(page);
@@ -89,7 +89,7 @@ describe("the web inbox's notifications", () => {
       }),
     );
     await cdp.send("ServiceWorker.enable");
-    await signInToWebInbox(page, relay.url, personToken);
+    await openWebInbox(page, relay.url);
     // Pushes reach only an activated worker: wait until it controls the page.
     await page.waitForFunction(async () => (await navigator.serviceWorker.ready).active?.state === "activated" && navigator.serviceWorker.controller !== null, undefined, { timeout: STEP_MS });
     registrationId = await registered;

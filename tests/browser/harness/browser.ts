@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext, type Page, type Worker } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page, type Worker } from "playwright-core";
 import { STEP_MS } from "./timeouts";
 import { ROOT } from "../../support/relay-process.ts";
 
@@ -29,11 +29,63 @@ export function ensureBuilt(): Promise<void> {
 
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"];
 
+/**
+ * The Chromium, without the extension, that the web inbox's contexts open in: launched once while
+ * any of its contexts is open (or a file holds it, see `holdChromium`), and closed after the last.
+ * Each context is a fresh profile of its own (storage, cookies, service workers), so sharing the
+ * process shares nothing a test could see; it spares the ~2 s each launch costs.
+ */
+let webChromium: Promise<Browser> | undefined;
+let webChromiumUsers = 0;
+
+async function openWebChromium(): Promise<Browser> {
+  webChromiumUsers++;
+  try {
+    return await (webChromium ??= chromium.launch({ executablePath: CHROMIUM, headless: true, args: FLAGS }));
+  } catch (e) {
+    webChromium = undefined;
+    await releaseWebChromium();
+    throw e;
+  }
+}
+
+async function releaseWebChromium(): Promise<void> {
+  if (--webChromiumUsers > 0 || !webChromium) return;
+  const closing = webChromium;
+  webChromium = undefined;
+  await (await closing.catch(() => undefined))?.close();
+}
+
+/**
+ * Keeps the web inbox's Chromium running between tests that each open and close their own context,
+ * so each test gets a fresh context without a fresh launch. Returns what lets it go (in `afterAll`).
+ */
+export async function holdChromium(): Promise<() => Promise<void>> {
+  await openWebChromium();
+  return releaseWebChromium;
+}
+
+/** Where the web inbox keeps the token it signed in with (extension/web/web-session.svelte.ts). */
+const WEB_TOKEN_KEY = "loopback.token";
+
+interface PlainOptions {
+  bypassCSP?: boolean;
+  hasTouch?: boolean;
+  isMobile?: boolean;
+  viewport?: { width: number; height: number };
+  /**
+   * Starts signed in to the web inbox of `relayUrl` with `token`, as its sign-in form leaves it, for
+   * tests of what comes after; web-inbox.test.ts signs in through the form.
+   */
+  signedIn?: { relayUrl: string; token: string };
+}
+
 export class TestBrowser {
   private constructor(
     readonly context: BrowserContext,
     readonly extensionId: string,
-    private readonly profile: string,
+    /** The profile folder of a Chromium of its own; none for a context of the shared web Chromium. */
+    private readonly profile?: string,
   ) {}
 
   /** Chromium with the extension loaded. */
@@ -54,13 +106,21 @@ export class TestBrowser {
   }
 
   /**
-   * Chromium without the extension, for the web inbox; `bypassCSP` ignores the pages'
-   * Content-Security-Policy, `hasTouch` and `isMobile` make it a phone's touch screen.
+   * Chromium without the extension, for the web inbox: a fresh context (its own storage) in the
+   * shared web Chromium. `bypassCSP` ignores the pages' Content-Security-Policy, `hasTouch` and
+   * `isMobile` make it a phone's touch screen.
    */
-  static async plain(options: { bypassCSP?: boolean; hasTouch?: boolean; isMobile?: boolean; viewport?: { width: number; height: number } } = {}): Promise<TestBrowser> {
-    const profile = mkdtempSync(join(tmpdir(), "loopback-chromium-"));
-    const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS, ...options });
-    return new TestBrowser(context, "", profile);
+  static async plain(options: PlainOptions = {}): Promise<TestBrowser> {
+    const { signedIn, ...contextOptions } = options;
+    const browser = await openWebChromium();
+    try {
+      // Signed in: the token where the web inbox's sign-in keeps it, in its origin's storage.
+      const storageState = signedIn && { cookies: [], origins: [{ origin: new URL(signedIn.relayUrl).origin, localStorage: [{ name: WEB_TOKEN_KEY, value: signedIn.token }] }] };
+      return new TestBrowser(await browser.newContext({ ...contextOptions, storageState }), "");
+    } catch (e) {
+      await releaseWebChromium();
+      throw e;
+    }
   }
 
   url(path: string): string {
@@ -74,7 +134,10 @@ export class TestBrowser {
    */
   async allowHost(origin: string): Promise<void> {
     const admin = await this.context.newPage();
-    await admin.goto(`chrome://extensions/?id=${this.extensionId}`);
+    // The API is bound as the page's document is created: the page's own list of extensions, slow to
+    // render and not what is tested, is not waited for.
+    await admin.goto(`chrome://extensions/?id=${this.extensionId}`, { waitUntil: "commit" });
+    await admin.waitForFunction(() => typeof (globalThis as unknown as { chrome?: { developerPrivate?: { addHostPermission?: unknown } } }).chrome?.developerPrivate?.addHostPermission === "function", undefined, { timeout: STEP_MS });
     const host = `${new URL(origin).protocol}//${new URL(origin).hostname}/*`;
     await admin.evaluate(
       ([id, pattern]) => (globalThis as unknown as { chrome: { developerPrivate: { addHostPermission(id: string, host: string): Promise<void> } } }).chrome.developerPrivate.addHostPermission(id!, pattern!),
@@ -115,21 +178,24 @@ export class TestBrowser {
     await cdp.detach();
   }
 
+  #closed = false;
+
   async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
     await this.context.close();
-    rmSync(this.profile, { recursive: true, force: true });
+    if (this.profile) rmSync(this.profile, { recursive: true, force: true });
+    else await releaseWebChromium();
   }
 }
 
-/** The toolbar badge, read from an extension page (the worker may be stopped). */
-/** Opens the web inbox a relay serves, signs in with a person's token, and waits until it is live. */
-export async function signInToWebInbox(page: Page, relayUrl: string, token: string): Promise<void> {
+/** Opens the web inbox a relay serves, in a context that starts signed in to it, and waits until it is live. */
+export async function openWebInbox(page: Page, relayUrl: string): Promise<void> {
   await page.goto(`${relayUrl}/inbox/`);
-  await page.fill("#token", token);
-  await page.getByRole("button", { name: "Sign in" }).click();
   await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
 }
 
+/** The toolbar badge, read from an extension page (the worker may be stopped). */
 export function badgeText(page: Page): Promise<string> {
   return page.evaluate(() => chrome.action.getBadgeText({}));
 }
