@@ -62,7 +62,10 @@ async function waitingCall(s: AgentScene, client: Client) {
 export function eachClientWaitsAcross(how: string, stop: (s: AgentScene) => Promise<void>): void {
   let scene: AgentScene;
   beforeAll(async () => {
-    scene = await agentScene();
+    // A `retry` of 5 s: Claude Code resumes twice, `retry` apart, then gives the call up. The default
+    // 3 s left a relay 6 s to come back, and one restarted beside three agents' CLIs in a full test
+    // run took 5 s; the resume itself is the same at any `retry`.
+    scene = await agentScene({ LOOPBACK_STREAM_RETRY_S: "5" });
   }, 30_000);
   afterAll(() => scene.dispose());
   const restart = restartWhenAllWait(() => scene, how, stop);
