@@ -174,7 +174,8 @@ async function run(job: Job): Promise<{ passed: number; failed: number; ok: bool
  */
 function recap(label: string, out: string): string {
   const lines = out.split("\n");
-  const failures = lines.flatMap((line, i) => (/^\s*\(fail\)/.test(line) ? [lines.slice(Math.max(0, i - 12), i + 1).join("\n")] : []));
+  // Bun prints a test's error before its "(fail)" line, and a timeout's note just after it.
+  const failures = lines.flatMap((line, i) => (/^\s*\(fail\)/.test(line) ? [lines.slice(Math.max(0, i - 12), i + 2).join("\n")] : []));
   const said = failures.length ? failures.join("\n…\n") : lines.slice(-15).join("\n");
   return `── ${label}\n${said.length > 4000 ? `…${said.slice(-4000)}` : said}`;
 }
