@@ -170,7 +170,7 @@ async function run(job: Job): Promise<{ passed: number; failed: number; ok: bool
 
 /**
  * What a failed run said about its failures, kept short: CI keeps only the end of a long log, so the
- * run ends by naming each failed test with the lines Bun printed just before it (its error).
+ * run ends by naming each failed test with the lines Bun printed around it (its error, a timeout).
  */
 function recap(label: string, out: string): string {
   const lines = out.split("\n");
