@@ -13,9 +13,9 @@ import { CLIENTS, RawClient, type ClientKind } from "./raw-client.ts";
 
 let s: Scene;
 beforeAll(async () => {
-  // A short `retry`: a client comes back 1.5 s after its stream ends, and again 1.5 s later (the
-  // SDK's two attempts span a restart on a loaded machine: one on PostgreSQL took 1.2 s).
-  s = await scene({ LOOPBACK_STREAM_RETRY_S: "1.5" });
+  // The default `retry`, 3 s: a client comes back 3 s after its stream ends, and again 3 s later
+  // (the SDK's two attempts span a restart on a loaded machine: one on PostgreSQL took over 3 s).
+  s = await scene({ LOOPBACK_STREAM_RETRY_S: "3" });
 });
 afterAll(() => s.dispose());
 

@@ -10,11 +10,11 @@ import { events } from "../support/sse-events.ts";
 
 let s: Scene;
 beforeAll(async () => {
-  // A short `retry`: the client comes back 1.5 s after its stream ends. The SDK tries twice, `retry`
-  // apart, then gives the call up: half a second left a restarted relay 1 s to answer, and a relay on
-  // PostgreSQL on a busy machine took 1.2 s to start.
+  // The default `retry`, 3 s: the SDK resumes twice, `retry` apart, then gives the call up, so a
+  // restarted relay has 6 s to answer. Shorter ones left too little: a relay on PostgreSQL restarted
+  // inside a full test run took over 3 s.
   // Every test's asks stay open on one token: 200 of them in one test alone, past the default cap.
-  s = await scene({ LOOPBACK_STREAM_RETRY_S: "1.5", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "1000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "1000" });
+  s = await scene({ LOOPBACK_STREAM_RETRY_S: "3", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "1000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "1000" });
 });
 afterAll(() => s.dispose());
 
