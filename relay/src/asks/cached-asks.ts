@@ -45,10 +45,6 @@ export class CachedAsks implements AskRecords {
     return this.#cache.get(id)?.stored;
   }
 
-  #drop(id: string): void {
-    this.#cache.delete(id);
-  }
-
   #keep(stored: VersionedAsk): void {
     const held = this.#held(stored.ask.id);
     if (held && held.version > stored.version) return;
@@ -73,7 +69,7 @@ export class CachedAsks implements AskRecords {
       const held = this.#held(after.id);
       const delivered = handedOverAt === undefined ? { delivered: held?.delivered ?? before.delivered, deliveredAt: held?.deliveredAt ?? before.deliveredAt } : { delivered: replyCount(after), deliveredAt: handedOverAt };
       this.#keep({ spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 });
-    } else this.#drop(after.id);
+    } else this.#cache.delete(after.id);
     return outcome;
   }
 
@@ -82,7 +78,7 @@ export class CachedAsks implements AskRecords {
     const held = this.#cache.get(askId);
     if (held) {
       if (claimed) held.stored = { ...held.stored, delivered: next, deliveredAt: at };
-      else this.#drop(askId);
+      else this.#cache.delete(askId);
     }
     return claimed;
   }

@@ -1,14 +1,9 @@
 // What a push says about an ask: only what its notification shows. Never the ask's content, code,
 // diffs or images: the push service stores and forwards it, encrypted but outside the relay.
 import type { Ask, PushNotice } from "@loopback/shared/generated/types";
-import { approvalTitle } from "@loopback/shared/ask-rules/index";
+import { approvalTitle, questionParts } from "@loopback/shared/ask-rules/index";
 
 export const TITLE_CHARS = 120;
-
-function firstLine(text: string): string {
-  const line = text.split("\n").find((l) => l.trim()) ?? "";
-  return line.trim().replace(/^#+\s*/, "");
-}
 
 function cut(text: string): string {
   return text.length <= TITLE_CHARS ? text : `${text.slice(0, TITLE_CHARS - 1)}…`;
@@ -17,7 +12,8 @@ function cut(text: string): string {
 function titleOf(ask: Ask): string {
   switch (ask.kind) {
     case "question":
-      return firstLine(ask.prompt.question) || "Question";
+      // The first line the inbox titles it by, without its block marker (`#`, `>`, `-`).
+      return questionParts(ask.prompt.question).title || "Question";
     case "approval":
       // The same words the inbox lists it by.
       return approvalTitle(ask.prompt);

@@ -11,7 +11,7 @@ import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import type postgres from "postgres";
 import type { Dialect } from "../dialect.ts";
-import { asLeft, opening, SqlAskRecords } from "../records/ask-records.ts";
+import { asLeft, OPEN_STATUSES, opening, SqlAskRecords } from "../records/ask-records.ts";
 import type { AppendOutcome, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 
 /**
@@ -36,12 +36,12 @@ select pg_notify($10, $11) from moved`;
  * Counts the space's open asks (under its lock, taken by the statement before, so every ask committed
  * before this one's turn is counted), and only while both caps leave room inserts the ask, its call's
  * record and announces it. Says how many were open, and whether it inserted. The open asks are named
- * by their statuses (as the shared records' OPEN_STATUSES), so the count seeks asks_open.
+ * by the shared records' OPEN_STATUSES (constants, written into the text), so the count seeks asks_open.
  */
 const INSERT = `
 with open as (
   select coalesce(sum(case when token_id = $1 then 1 else 0 end), 0)::bigint as by_token, count(*)::bigint as by_space
-  from asks where space_id = $2 and status in ('awaiting_human', 'awaiting_agent')
+  from asks where space_id = $2 and status in (${OPEN_STATUSES.map((status) => `'${status}'`).join(", ")})
 ), ask as (
   insert into asks (id, space_id, kind, status, revision, opening, created_at, updated_at, fingerprint, token_id, version)
   select $3, $2, $4, $5, $6, $7, $8, $9, $10, $11, 0
