@@ -163,7 +163,11 @@ async function run(job: Job): Promise<{ passed: number; failed: number; ok: bool
   const counts = (job.step.counts ?? (job.step.tests ? bunCounts : undefined))?.(out) ?? { passed: 0, failed: 0 };
   const ok = proc.exitCode === 0;
   const seconds = Math.round((Date.now() - started) / 1000);
-  process.stdout.write(`\n━━ ${ok ? "✓" : "✗"} ${job.step.name}${job.label.includes("[") ? ` ${job.label.slice(job.label.indexOf("["))}` : ""} (${seconds} s)\n$ ${job.cmd.join(" ")}\n${out}`);
+  // The processor time of the run and of the processes it waited for (relays, browsers, agents): the
+  // pool shares two cores, so a step's wall time says as much about its neighbours as about itself.
+  const cpu = Math.round(Number(proc.resourceUsage()?.cpuTime.total ?? 0) / 1e6);
+  cpuSeconds += cpu;
+  process.stdout.write(`\n━━ ${ok ? "✓" : "✗"} ${job.step.name}${job.label.includes("[") ? ` ${job.label.slice(job.label.indexOf("["))}` : ""} (${seconds} s, ${cpu} s of processor)\n$ ${job.cmd.join(" ")}\n${out}`);
   if (!ok) recaps.push(recap(job.label, out));
   return { ...counts, ok };
 }
@@ -180,6 +184,7 @@ function recap(label: string, out: string): string {
   return `── ${label}\n${said.length > 4000 ? `…${said.slice(-4000)}` : said}`;
 }
 const recaps: string[] = [];
+let cpuSeconds = 0;
 
 /** Runs the jobs, `JOBS` at a time, the heaviest first. */
 async function pool(jobs: Job[], each: (job: Job, r: { passed: number; failed: number; ok: boolean }) => void): Promise<void> {
@@ -223,7 +228,7 @@ try {
   pg?.stop();
 }
 if (recaps.length) console.log(`\nWhat failed:\n${recaps.join("\n")}`);
-console.log(`\n${broken.length ? `Failed steps: ${broken.join("; ")}` : "Every step passed"} in ${Math.round((Date.now() - started) / 1000)} s.`);
+console.log(`\n${broken.length ? `Failed steps: ${broken.join("; ")}` : "Every step passed"} in ${Math.round((Date.now() - started) / 1000)} s (${cpuSeconds} s of processor).`);
 // A step that failed without a failing test (a crash, a build error) still counts as a failure.
 console.log(`${passed} passed, ${Math.max(failed, broken.length && !failed ? 1 : failed)} failed`);
 process.exit(broken.length ? 1 : 0);
