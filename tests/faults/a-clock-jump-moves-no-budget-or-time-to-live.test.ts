@@ -44,13 +44,19 @@ for (const [direction, offset] of [["forward", DAY_MS], ["back", -DAY_MS]] as co
     await Bun.sleep(150);
     setWallClock(offset);
     const result = await within(wait, "the wait's end at its 0.6 s budget");
-    expect(result).toMatchObject({ askId, pending: { waitedSeconds: 1 } });
-    expect((result as { pending: { message: string } }).pending.message).toContain("(waited 1 s)");
-    // Every progress beat says how long the call has waited, a fraction of a second each.
+    // The budget's 0.6 s, said in whole seconds: a second, or a few on a loaded machine whose timers
+    // run late, never the day the wall clock moved.
+    const { waitedSeconds, message } = (result as { pending: { waitedSeconds: number; message: string } }).pending;
+    expect(result).toMatchObject({ askId, pending: { waitedSeconds: expect.any(Number) } });
+    expect(waitedSeconds).toBeGreaterThanOrEqual(1);
+    expect(waitedSeconds).toBeLessThan(5);
+    expect(message).toContain(`(waited ${waitedSeconds} s)`);
+    // Every progress beat says how long the call has waited, a fraction of a second each (a few on a
+    // loaded machine), never a day.
     expect(progress.length).toBeGreaterThan(0);
     for (const ms of progress) {
       expect(ms).toBeGreaterThan(0);
-      expect(ms).toBeLessThan(1_000);
+      expect(ms).toBeLessThan(5_000);
     }
   });
 }

@@ -101,7 +101,10 @@ export class RelayProcess {
     if (TEST_STORE === "postgres" && !this.databaseUrl) this.#env = { ...this.#env, LOOPBACK_DATABASE_URL: await freshDatabase() };
     this.#log = "";
     RelayProcess.live.add(this);
-    const proc = Bun.spawn([process.execPath, CLI, "serve"], {
+    // `LOOPBACK_RELAY_PROFILE=DIR`: each relay writes a CPU profile (Bun's, as markdown too) into DIR as it exits.
+    const profile = process.env.LOOPBACK_RELAY_PROFILE;
+    const profiling = profile ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profile}`, "--cpu-prof-interval=100"] : [];
+    const proc = Bun.spawn([process.execPath, ...profiling, CLI, "serve"], {
       env: this.env({ LOOPBACK_PORT: String(this.port) }),
       stdout: "pipe",
       stderr: "pipe",

@@ -37,7 +37,6 @@ export interface ChangeSource {
 }
 
 export class AskFeed {
-  /** The newest version shown of each ask, the most recently shown last. */
   /** The newest version shown of each ask shown lately: the least recently shown is let go first. */
   #shown = new LRUCache<string, AskState>({ max: REMEMBERED });
   /** Asks read to be shown, one after another per ask in the order their changes were heard. */
