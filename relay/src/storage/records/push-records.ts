@@ -1,14 +1,29 @@
 // Web Push: the relay's key pair, the people's devices, and which turns were pushed. In the store, so
 // every replica signs with one key, pushes to every device of a space, and pushes each turn once.
-import { and, asc, count, eq, isNull, or } from "drizzle-orm";
-import type { Dialect } from "../dialect.ts";
+import { and, asc, count, eq, isNull, or, sql } from "drizzle-orm";
+import { prepared, type Dialect } from "../dialect.ts";
 import type { DeviceListing, DeviceRow, PushRecords } from "../store.ts";
 
 /** The one row of `push_keys`. */
 const KEYS = "vapid";
 
 export class SqlPushRecords implements PushRecords {
-  constructor(private d: Dialect) {}
+  #devicesInSpace;
+
+  constructor(private d: Dialect) {
+    const { db, t } = d;
+    // Every new ask and every agent's answer looks its space's devices up: prepared once (building it
+    // each time cost ~0.4 ms after a pause, more than the look itself on a space with no device).
+    // A device whose token was revoked is never pushed to, even before its row is gone.
+    this.#devicesInSpace = prepared<{ device: DeviceRow }>(
+      db
+        .select({ device: t.pushDevices })
+        .from(t.pushDevices)
+        .leftJoin(t.tokens, eq(t.pushDevices.tokenId, t.tokens.id))
+        .where(and(eq(t.pushDevices.spaceId, sql.placeholder("spaceId")), or(isNull(t.pushDevices.tokenId), isNull(t.tokens.revokedAt)))),
+      "devices_in_space",
+    );
+  }
 
   async keys(made: { publicKey: string; privateKey: string }, at: string) {
     const { db, t } = this.d;
@@ -51,15 +66,8 @@ export class SqlPushRecords implements PushRecords {
     return this.d.write(async (q) => (await q.delete(t.pushDevices).where(and(eq(t.pushDevices.id, id), eq(t.pushDevices.personId, personId))).returning({ id: t.pushDevices.id })).length === 1);
   }
 
-  devicesInSpace(spaceId: string): Promise<DeviceRow[]> {
-    const { db, t } = this.d;
-    // A device whose token was revoked is never pushed to, even before its row is gone.
-    return db
-      .select({ device: t.pushDevices })
-      .from(t.pushDevices)
-      .leftJoin(t.tokens, eq(t.pushDevices.tokenId, t.tokens.id))
-      .where(and(eq(t.pushDevices.spaceId, spaceId), or(isNull(t.pushDevices.tokenId), isNull(t.tokens.revokedAt))))
-      .then((rows) => rows.map((r) => r.device));
+  async devicesInSpace(spaceId: string): Promise<DeviceRow[]> {
+    return (await this.#devicesInSpace({ spaceId })).map((r) => r.device);
   }
 
   forgetDevice(id: string): Promise<boolean> {
