@@ -4,7 +4,7 @@
 // run (SQLite in WAL mode lets both write). Every command is a row of COMMANDS: its words, its flags
 // (parsed strictly by node:util's parseArgs, so a mistyped flag is refused, never ignored) and what it does.
 // A command imports what it runs only when it runs: `token create` loads the store, not the server, the MCP
-// SDK, web push or the metrics (cli-loads.test.ts holds it), which would take each command ~0.3 s of processor.
+// SDK, web push or the metrics (what-loads.test.ts holds it), which would take each command ~0.3 s of processor.
 import { parseArgs } from "node:util";
 import { configFromEnv, type Config } from "./config.ts";
 import { DEFAULT_SPACE } from "./auth/gate.ts";

@@ -1,7 +1,8 @@
-// What each command loads. Loading the relay's modules is most of what a command costs (the server, the
-// MCP SDK with its schema validators, web push, the metrics take ~0.3 s of processor together), so the
-// CLI imports a command's module only when that command runs, and the store opener only the driver the
-// configuration names. Read from the import graph, the way Bun reads it (type-only imports are not loaded).
+// What each command and a relay's start load. Loading modules is most of what a command or a start costs
+// (the server, the MCP SDK with its schema validators, web push, the metrics take ~0.3 s of processor
+// together), so the CLI imports a command's module only when that command runs, the store opener only the
+// driver the configuration names, and a relay no library part it does not use to start. Read from the
+// import graph, the way Bun reads it (type-only imports are not loaded).
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
@@ -85,5 +86,14 @@ describe("what each command loads", () => {
     expect(reached("storage/sqlite/store.ts", { dynamic: false }).packages).not.toContain("postgres");
     expect(reached("storage/postgres/store.ts", { dynamic: false }).files).not.toContain("storage/sqlite/store.ts");
     expect(reached("storage/open-store.ts", { dynamic: true }).files).toContain("storage/postgres/store.ts");
+  });
+});
+
+describe("what a relay's start loads", () => {
+  const start = reached("cli/serve.ts", { dynamic: false });
+
+  test("of prom-client, the metric kinds it uses, not the index with its default metrics", () => {
+    expect(start.files).toContain("metrics/metrics.ts");
+    expect([...start.packages].filter((name) => name.startsWith("prom-client")).sort()).toEqual(["prom-client/lib/counter", "prom-client/lib/gauge", "prom-client/lib/histogram", "prom-client/lib/registry"]);
   });
 });
