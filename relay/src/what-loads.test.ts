@@ -92,6 +92,11 @@ describe("what each command loads", () => {
 describe("what a relay's start loads", () => {
   const start = reached("cli/serve.ts", { dynamic: false });
 
+  test("web push only to make its keys on a first start, or at its first push", () => {
+    expect(start.files).toContain("push/push-sender.ts");
+    expect([...start.packages].filter((name) => name.startsWith("web-push"))).toEqual([]);
+  });
+
   test("of prom-client, the metric kinds it uses, not the index with its default metrics", () => {
     expect(start.files).toContain("metrics/metrics.ts");
     expect([...start.packages].filter((name) => name.startsWith("prom-client")).sort()).toEqual(["prom-client/lib/counter", "prom-client/lib/gauge", "prom-client/lib/histogram", "prom-client/lib/registry"]);
