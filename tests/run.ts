@@ -67,7 +67,7 @@ const STEPS: Step[] = [
   { name: "ship: the single executable and the package", tests: ["tests/ship"], weight: 26 },
   { name: "store: addons-linter on both extension builds, the add-on rebuilt from its sources zip", tests: ["tests/store"], weight: 48 },
   { name: "shared: contract, generated shapes, ask rules", tests: ["shared"], weight: 13 },
-  { name: "relay in-process: no import from a layer above, the ask feed's order", tests: ["relay/src"], weight: 2 },
+  { name: "relay in-process: no import from a layer above, what each command loads, the ask feed's order", tests: ["relay/src"], weight: 2 },
   { name: "storage: both stores, replicas on PostgreSQL", tests: ["tests/storage"], weight: 34 },
   { name: "relay: REST, socket, uploads, storage", tests: testFiles("tests/relay"), shards: 2, weight: 92 },
   { name: "mcp: tools, waiting, tasks, conformance", tests: testFiles("tests/mcp"), shards: 2, weight: 106 },

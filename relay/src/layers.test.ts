@@ -58,6 +58,6 @@ describe("the relay's layers", () => {
 
   test("an import is read whichever way it is written", () => {
     expect(importsOf("storage/open-store.ts")).toContain("config.ts");
-    expect(importsOf("cli.ts")).toContain("server.ts");
+    expect(importsOf("cli.ts")).toContain("cli/serve.ts");
   });
 });

@@ -3,7 +3,11 @@
 // one, whatever address the proxy connects from), and to anyone else only with LOOPBACK_METRICS_TOKEN
 // as a bearer token. Counts of one process: with replicas, scrape each.
 import { timingSafeEqual } from "node:crypto";
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+// Each part by its own file, not the index (see prom-client-parts.d.ts).
+import Counter from "prom-client/lib/counter";
+import Gauge from "prom-client/lib/gauge";
+import Histogram from "prom-client/lib/histogram";
+import Registry from "prom-client/lib/registry";
 import { problem } from "@loopback/shared/problems";
 import { problemResponse } from "../http/problem-response.ts";
 import { errorListeners } from "../logging/log.ts";

@@ -2,7 +2,6 @@
 // handing the move back. It listens to the event bus, so no way of asking needs to know about it.
 import type { Ask, AskEvent } from "@loopback/shared/generated/types";
 import { request as httpsRequest } from "node:https";
-import webpush from "web-push";
 import type { Config } from "../config.ts";
 import type { AskEventBus } from "../asks/ask-event-bus.ts";
 import type { DeviceRow, PushDevices } from "./devices.ts";
@@ -65,6 +64,8 @@ export class PushSender {
   }
 
   async #push(device: DeviceRow, askId: string, payload: string): Promise<void> {
+    // Loaded at the first push, not at every start: most relays' starts have no push to send.
+    const { default: webpush } = await import("web-push");
     const request = webpush.generateRequestDetails({ endpoint: device.endpoint, keys: { p256dh: device.p256dh, auth: device.auth } }, payload, {
       vapidDetails: { subject: this.#contact(), publicKey: this.keys.publicKey, privateKey: this.keys.privateKey },
       TTL: PUSH_TTL_S,

@@ -218,8 +218,11 @@ export interface DeviceListing {
 }
 
 export interface PushRecords {
-  /** The relay's VAPID key pair: `made` is stored when there is none, and every replica gets the one stored. */
-  keys(made: { publicKey: string; privateKey: string }, at: string): Promise<{ publicKey: string; privateKey: string }>;
+  /**
+   * The relay's VAPID key pair: when there is none, `make`'s is stored, and every replica gets the one
+   * stored. Made only then: making one loads web push, which a relay otherwise loads at its first push.
+   */
+  keys(make: () => Promise<{ publicKey: string; privateKey: string }>, at: string): Promise<{ publicKey: string; privateKey: string }>;
   /** A person's devices, oldest first. */
   devicesOf(personId: string): Promise<DeviceRow[]>;
   /**

@@ -25,12 +25,20 @@ export class SqlPushRecords implements PushRecords {
     );
   }
 
-  async keys(made: { publicKey: string; privateKey: string }, at: string) {
-    const { db, t } = this.d;
+  async keys(make: () => Promise<{ publicKey: string; privateKey: string }>, at: string) {
+    const stored = await this.#storedKeys();
+    if (stored) return stored;
+    const made = await make();
+    const { t } = this.d;
     // Two replicas starting at once both try; the first insert wins and both read the same row.
     await this.d.write((q) => q.insert(t.pushKeys).values({ id: KEYS, ...made, createdAt: at }).onConflictDoNothing());
+    return (await this.#storedKeys())!;
+  }
+
+  async #storedKeys(): Promise<{ publicKey: string; privateKey: string } | undefined> {
+    const { db, t } = this.d;
     const [row] = await db.select().from(t.pushKeys).where(eq(t.pushKeys.id, KEYS));
-    return { publicKey: row.publicKey, privateKey: row.privateKey };
+    return row && { publicKey: row.publicKey, privateKey: row.privateKey };
   }
 
   devicesOf(personId: string): Promise<DeviceRow[]> {
