@@ -81,7 +81,7 @@ const STEPS: Step[] = [
   { name: "relay on PostgreSQL: the relay suite again, on the other store", tests: onPostgres("tests/relay"), env: POSTGRES, shards: 2, weight: 120 },
   { name: "mcp on PostgreSQL: the MCP suite again, on the other store", tests: onPostgres("tests/mcp"), env: POSTGRES, shards: 3, weight: 212 },
   { name: "faults on PostgreSQL: the fault suite again, on the other store", tests: onPostgres("tests/faults"), env: POSTGRES, weight: 28 },
-  { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts, weight: 59 },
+  { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts, weight: 20 },
   { name: "browser: extension and web inbox in Chromium, extension in Firefox", tests: testFiles("tests/browser"), shards: 6, weight: 420 },
   { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"], weight: 145 },
 ];

@@ -24,11 +24,17 @@ function relayKnowing(token: string) {
 }
 
 describe("the web inbox's session", () => {
+  // Put back one by one, not with vi.unstubAllGlobals(): that would take the fake `browser` and
+  // `chrome` of WXT's setup with it, and the files that run after this one in the same worker need them.
+  const real = { WebSocket: globalThis.WebSocket, fetch: globalThis.fetch };
   beforeEach(() => {
     localStorage.clear();
     vi.stubGlobal("WebSocket", IdleSocket);
   });
-  afterEach(() => vi.unstubAllGlobals());
+  afterEach(() => {
+    vi.stubGlobal("WebSocket", real.WebSocket);
+    vi.stubGlobal("fetch", real.fetch);
+  });
 
   it("keeps a token the relay knows in this origin's storage, and starts live", async () => {
     vi.stubGlobal("fetch", relayKnowing("lbp_good"));

@@ -115,12 +115,15 @@ describe("the worker's state", () => {
 
   it("does not ask again with a token the relay refused, until the token changes", async () => {
     const fetch = vi.fn(async () => new Response(null, { status: 401 }));
+    // Put back by itself, not with vi.unstubAllGlobals(): that would take the fake `browser` and
+    // `chrome` of WXT's setup with it, and the files that run after this one in the same worker need them.
+    const realFetch = globalThis.fetch;
     vi.stubGlobal("fetch", fetch);
     await writeToken("lbp_revoked");
     await writeStatus({ stream: { state: "stopped", kind: "unauthorized", reason: "That token is not known here." }, revision: "same", who: null });
     await new RelayConnection().ensure();
     expect(fetch).not.toHaveBeenCalled();
     expect(await badge()).toBe("!");
-    vi.unstubAllGlobals();
+    vi.stubGlobal("fetch", realFetch);
   });
 });
