@@ -15,6 +15,7 @@ import { benchFirstLoad, firstLoadRows } from "./first-load.ts";
 import { benchPush } from "./push.ts";
 import { benchReplicas } from "./replicas.ts";
 import { benchSidepanel } from "./sidepanel.ts";
+import { stage, stages } from "./stages.ts";
 
 const SMOKE = process.argv.includes("--smoke");
 // `--rounds` runs only the paused and back-to-back rounds, the part to re-run while working on latency
@@ -39,7 +40,7 @@ const now = () => performance.now();
 // One token holds every bench agent: its limits are raised past the 10,000 waiting at once.
 const ENV = { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "100000", LOOPBACK_MAX_SOCKETS_PER_TOKEN: "100000" };
 const relay = new RelayProcess({ env: ENV });
-await relay.start();
+await stage("the relay on SQLite started", () => relay.start());
 // A failure anywhere ends the run with the relays' own words, not only the client's: each live relay's
 // internal errors (any stage's relay: the replicas' too), else the end of its log.
 process.on("uncaughtException", (e) => {
@@ -424,19 +425,21 @@ async function roundRows(target: Target, label: string, pauseMs: number, runs: n
 }
 
 const main: Target = { relay, agentToken, personToken };
-await roundRows(main, "paused 100 ms, as a person answers", 100, N.pausedRuns);
-await roundRows(main, "back to back", 0, N.latencyRuns);
+await stage("rounds paused 100 ms, SQLite", () => roundRows(main, "paused 100 ms, as a person answers", 100, N.pausedRuns));
+await stage("rounds back to back, SQLite", () => roundRows(main, "back to back", 0, N.latencyRuns));
 // The same rounds on a relay over PostgreSQL (unless the main relay is on it already), after a pause only.
 if (!relay.databaseUrl) {
-  const pgRelay = await new RelayProcess({ env: { ...ENV, LOOPBACK_DATABASE_URL: await freshDatabase() } }).start();
-  await roundRows({ relay: pgRelay, agentToken: await pgRelay.token("bench", { agent: true }), personToken: await pgRelay.token("bench") }, "paused 100 ms, as a person answers", 100, N.pausedRuns);
-  await pgRelay.dispose();
+  await stage("rounds paused 100 ms, PostgreSQL (its relay started and stopped)", async () => {
+    const pgRelay = await new RelayProcess({ env: { ...ENV, LOOPBACK_DATABASE_URL: await freshDatabase() } }).start();
+    await roundRows({ relay: pgRelay, agentToken: await pgRelay.token("bench", { agent: true }), personToken: await pgRelay.token("bench") }, "paused 100 ms, as a person answers", 100, N.pausedRuns);
+    await pgRelay.dispose();
+  });
 }
 
 if (ROUNDS_ONLY) await relay.dispose();
 else {
   for (const count of N.waiting) {
-    const w = await waiting(count);
+    const w = await stage(`${count} agents waiting`, () => waiting(count));
     const mb = (b: number) => `${Math.round(b / 1024 / 1024)} MB`;
     const goalMb = count >= 10_000 ? 500 : undefined;
     rows.push({
@@ -451,7 +454,7 @@ else {
   // then resumes its streams itself): noted, not fatal, for this stage only.
   const killedOnPurpose = (e: unknown) => console.warn(`bench: unhandled while the relay was killed on purpose: ${String(e)}`);
   process.on("unhandledRejection", killedOnPurpose);
-  const resumedMs = await resumed(SMOKE ? 20 : 200);
+  const resumedMs = await stage("calls resumed across a kill -9", () => resumed(SMOKE ? 20 : 200));
   process.off("unhandledRejection", killedOnPurpose);
   rows.push({
     figure: `${SMOKE ? 20 : 200} calls waiting across a kill -9: restarted relay listening → each returns the answer`,
@@ -462,20 +465,20 @@ else {
     met: resumedMs.length === (SMOKE ? 20 : 200) && pct(resumedMs, 99) < 3_500,
   });
 
-  const fo = await fanout();
+  const fo = await stage("fan-out", fanout);
   rows.push({ figure: `fan-out: ${N.fanout.toLocaleString("en")} inbox sockets, last one has the frame`, p50: pct(fo.lastFrame, 50), p99: pct(fo.lastFrame, 99), goal: "—" });
 
-  const tp = await throughput();
+  const tp = await stage("throughput", throughput);
   rows.push({ figure: `throughput: ask → reply → return, ${N.throughputAgents} agents`, value: `${Math.round(tp.perSecond)} cycles/s`, goal: "—" });
 
-  await relay.dispose();
+  await stage("the relay on SQLite stopped", () => relay.dispose());
 
   // Web Push: from the agent's call to the push reaching a push service, on a relay of its own.
-  const pushed = await benchPush({ runs: SMOKE ? 5 : 200 });
+  const pushed = await stage("Web Push", () => benchPush({ runs: SMOKE ? 5 : 200 }));
   rows.push({ figure: "agent's call → Web Push request at the push service (decrypted, VAPID checked)", p50: pushed.p50, p90: pushed.p90, p99: pushed.p99, max: pushed.max, goal: "—" });
 
   // The side panel, in real Chromium: opening an ask that holds a large diff and a large code block.
-  const panel = await benchSidepanel({ runs: SMOKE ? 3 : 20 });
+  const panel = await stage("side panel in Chromium", () => benchSidepanel({ runs: SMOKE ? 3 : 20 }));
   rows.push({ figure: "side panel: open a 252 KiB review (176 KiB diff, 93 files + 2,000-line code block)", p50: panel.p50, p99: panel.p99, goal: "—" });
   const withComments = panel.withComments;
   rows.push({
@@ -488,7 +491,7 @@ else {
   });
 
   // The inbox's first load with 10, 100 and the space's cap of large open asks, each on a relay of its own.
-  rows.push(...firstLoadRows(await benchFirstLoad({ smoke: SMOKE })));
+  rows.push(...firstLoadRows(await stage("first load", () => benchFirstLoad({ smoke: SMOKE }))));
 
   // Several relays on one PostgreSQL database: across replicas beside the same replica and a PostgreSQL commit.
   rows.push(...(await benchReplicas({ smoke: SMOKE })));
@@ -505,7 +508,7 @@ const table = [
 console.log(`\nLoopback benchmark${SMOKE ? " (smoke run: small counts, figures not meaningful)" : ""} — ${new Date().toISOString()}\n${machine}\n\n${table}\n`);
 const out = join(ROOT, "tests/bench/results");
 mkdirSync(out, { recursive: true });
-writeFileSync(join(out, SMOKE ? "smoke.json" : ROUNDS_ONLY ? "rounds.json" : "latest.json"), JSON.stringify({ at: new Date().toISOString(), machine, smoke: SMOKE, rows }, null, 2) + "\n");
+writeFileSync(join(out, SMOKE ? "smoke.json" : ROUNDS_ONLY ? "rounds.json" : "latest.json"), JSON.stringify({ at: new Date().toISOString(), machine, smoke: SMOKE, rows, stages }, null, 2) + "\n");
 // `--readme` puts the table into the README between its bench markers, so the README shows the latest run.
 if (process.argv.includes("--readme") && !SMOKE && !ROUNDS_ONLY) {
   const readme = join(ROOT, "README.md");

@@ -8,6 +8,7 @@ import postgres from "postgres";
 import { Agent, structured } from "../support/agent.ts";
 import { Person } from "../support/person.ts";
 import { freshDatabase, RelayProcess } from "../support/relay-process.ts";
+import { stage } from "./stages.ts";
 
 
 const now = () => performance.now();
@@ -143,7 +144,7 @@ async function manyWaiting(count: number) {
 
 export async function benchReplicas({ smoke = false } = {}): Promise<Row[]> {
   const rows: Row[] = [];
-  const r = await acrossReplicas(smoke ? 5 : 100, 100);
+  const r = await stage("replicas: rounds paused 100 ms", () => acrossReplicas(smoke ? 5 : 100, 100));
   const commit = spread(r.commit);
   const across = spread(r.across);
   rows.push({ figure: "replicas, paused 100 ms: floor, one durable PostgreSQL commit (between the rounds)", ...commit, goal: "—" });
@@ -152,10 +153,10 @@ export async function benchReplicas({ smoke = false } = {}): Promise<Row[]> {
   const agentCount = smoke ? 10 : 50;
   const seconds = smoke ? 2 : 10;
   const perSecond: string[] = [];
-  for (const n of [1, 2, 3]) perSecond.push(`${n}: ${Math.round(await cycles(n, agentCount, seconds))}`);
+  for (const n of [1, 2, 3]) perSecond.push(`${n}: ${Math.round(await stage(`replicas: throughput on ${n}`, () => cycles(n, agentCount, seconds)))}`);
   rows.push({ figure: `replicas: throughput, ask → reply → return, ${agentCount} agents spread over 1, 2, 3 replicas`, value: `${perSecond.join(", ")} cycles/s`, goal: "—" });
   const count = smoke ? 200 : Number(process.env.BENCH_MANY ?? 10_000);
-  const w = await manyWaiting(count);
+  const w = await stage(`replicas: ${count} agents waiting`, () => manyWaiting(count));
   const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
   rows.push({
     figure: `replicas: ${count.toLocaleString("en")} agents waiting at once, half on each of 2 replicas`,
