@@ -8,22 +8,36 @@ import postgres from "postgres";
 import { Agent, structured } from "../support/agent.ts";
 import { Person } from "../support/person.ts";
 import { freshDatabase, RelayProcess } from "../support/relay-process.ts";
+import { stage } from "./stages.ts";
 
 
 const now = () => performance.now();
 const ENV = { LOOPBACK_WAIT_BUDGET_S: "0", LOOPBACK_PROGRESS_EVERY_S: "0", LOOPBACK_MAX_WAITING_PER_TOKEN: "100000", LOOPBACK_MAX_SESSIONS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "100000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "100000", LOOPBACK_MAX_SOCKETS_PER_TOKEN: "100000" };
 
-async function replicas(n: number): Promise<{ relays: RelayProcess[]; url: string; person: string; agent: string; close(): Promise<void> }> {
+interface ReplicaSet {
+  relays: RelayProcess[];
+  url: string;
+  person: string;
+  agent: string;
+  close(): Promise<void>;
+}
+/** The replicas a stage runs on: `n` of them, on one database. */
+type Replicas = (n: number) => Promise<ReplicaSet>;
+
+async function replicas(n: number): Promise<ReplicaSet> {
   const url = await freshDatabase();
-  const relays: RelayProcess[] = [];
-  for (let i = 0; i < n; i++) relays.push(await new RelayProcess({ env: { ...ENV, LOOPBACK_DATABASE_URL: url } }).start());
+  const relays = Array.from({ length: n }, () => new RelayProcess({ env: { ...ENV, LOOPBACK_DATABASE_URL: url } }));
+  // The first one alone: it migrates the empty database and makes the first person's tokens, which
+  // replicas racing on an empty database would each make. The others then start side by side.
+  await relays[0].start();
+  await Promise.all(relays.slice(1).map((r) => r.start()));
   return {
     relays,
     url,
     person: await relays[0].token("bench"),
     agent: await relays[0].token("bench", { agent: true }),
     close: async () => {
-      for (const r of relays) await r.dispose();
+      await Promise.all(relays.map((r) => r.dispose()));
     },
   };
 }
@@ -39,8 +53,8 @@ async function rawReply(base: string, token: string, askId: string, reply: unkno
 }
 
 /** Rounds with a pause before each, alternating the person on the agent's replica (A) and on B. */
-async function acrossReplicas(runs: number, pauseMs: number) {
-  const set = await replicas(2);
+async function acrossReplicas(on: Replicas, runs: number, pauseMs: number, warmup: number) {
+  const set = await on(2);
   const [a, b] = set.relays;
   const floorDb = postgres(set.url, { max: 1, onnotice: () => {} });
   await floorDb`create table if not exists floor (id serial primary key, body text)`;
@@ -48,7 +62,6 @@ async function acrossReplicas(runs: number, pauseMs: number) {
   const socket = await new Person(a.url, set.person).socket(false);
   await socket.next((f) => f.type === "snapshot");
   const out = { same: [] as number[], across: [] as number[], commit: [] as number[] };
-  const warmup = 10;
   for (let i = 0; i < 2 * (runs + warmup); i++) {
     const replyOn = i % 2 ? b : a;
     if (pauseMs) await Bun.sleep(pauseMs);
@@ -76,8 +89,8 @@ async function acrossReplicas(runs: number, pauseMs: number) {
 }
 
 /** Complete cycles per second, agents spread over `n` replicas, the person answering on the agent's replica. */
-async function cycles(n: number, agentCount: number, seconds: number): Promise<number> {
-  const set = await replicas(n);
+async function cycles(on: Replicas, n: number, agentCount: number, seconds: number): Promise<number> {
+  const set = await on(n);
   const sockets = await Promise.all(set.relays.map((r) => new Person(r.url, set.person).socket(false)));
   await Promise.all(sockets.map((s) => s.next((f) => f.type === "snapshot")));
   let stop = false;
@@ -110,8 +123,8 @@ async function cycles(n: number, agentCount: number, seconds: number): Promise<n
 }
 
 /** `count` agents waiting at once, half on each of two replicas; the person answers them all on the first. */
-async function manyWaiting(count: number) {
-  const set = await replicas(2);
+async function manyWaiting(on: Replicas, count: number) {
+  const set = await on(2);
   const person = new Person(set.relays[0].url, set.person);
   const perSession = 100;
   const agents: Agent[] = [];
@@ -142,20 +155,34 @@ async function manyWaiting(count: number) {
 }
 
 export async function benchReplicas({ smoke = false } = {}): Promise<Row[]> {
+  // Each stage of the full run has a fresh database and only the replicas it measures. The smoke run
+  // proves the stages, not their figures: one set of three serves them all, each on the first it needs.
+  const shared = smoke ? await stage("replicas: 3 started", () => replicas(3)) : undefined;
+  const on: Replicas = shared ? async (n) => ({ ...shared, relays: shared.relays.slice(0, n), close: async () => {} }) : replicas;
+  try {
+    return await rowsOn(on, smoke);
+  } finally {
+    await shared?.close();
+  }
+}
+
+/** The replicas' rows, each stage on the replicas `on` gives it. */
+async function rowsOn(on: Replicas, smoke: boolean): Promise<Row[]> {
   const rows: Row[] = [];
-  const r = await acrossReplicas(smoke ? 5 : 100, 100);
+  // The smoke run proves the path (one uncounted round of each, a few counted), not the figures.
+  const r = await stage("replicas: rounds paused 100 ms", () => acrossReplicas(on, smoke ? 3 : 100, 100, smoke ? 1 : 10));
   const commit = spread(r.commit);
   const across = spread(r.across);
   rows.push({ figure: "replicas, paused 100 ms: floor, one durable PostgreSQL commit (between the rounds)", ...commit, goal: "—" });
   rows.push({ figure: "replicas, paused 100 ms: reply on the agent's replica → agent", ...spread(r.same), goal: "—" });
   rows.push({ figure: "replicas, paused 100 ms: reply on another replica → agent (NOTIFY)", ...across, goal: "p99 ≤ same-replica p99 + 50 ms", met: across.p99 <= spread(r.same).p99 + 50 });
   const agentCount = smoke ? 10 : 50;
-  const seconds = smoke ? 2 : 10;
+  const seconds = smoke ? 1 : 10;
   const perSecond: string[] = [];
-  for (const n of [1, 2, 3]) perSecond.push(`${n}: ${Math.round(await cycles(n, agentCount, seconds))}`);
+  for (const n of [1, 2, 3]) perSecond.push(`${n}: ${Math.round(await stage(`replicas: throughput on ${n}`, () => cycles(on, n, agentCount, seconds)))}`);
   rows.push({ figure: `replicas: throughput, ask → reply → return, ${agentCount} agents spread over 1, 2, 3 replicas`, value: `${perSecond.join(", ")} cycles/s`, goal: "—" });
   const count = smoke ? 200 : Number(process.env.BENCH_MANY ?? 10_000);
-  const w = await manyWaiting(count);
+  const w = await stage(`replicas: ${count} agents waiting`, () => manyWaiting(on, count));
   const mb = (b: number) => `${Math.round(b / 2 ** 20)} MB`;
   rows.push({
     figure: `replicas: ${count.toLocaleString("en")} agents waiting at once, half on each of 2 replicas`,

@@ -190,16 +190,16 @@ async function backToList(page: Page): Promise<void> {
   await page.waitForTimeout(150);
 }
 
-/** The person comments on COMMENTS lines spread through the code and the diff's drawn files, as they would: click, type, Escape. */
-async function comment(page: Page, askId: string): Promise<void> {
+/** The person comments on `comments` lines spread through the code and the diff's drawn files, as they would: click, type, Escape. */
+async function comment(page: Page, askId: string, comments: number): Promise<void> {
   const article = page.locator(`article[data-ask="${askId}"]`);
   const code = article.locator("[data-block=code] .line");
   const rows = article.locator("[data-block=diff] .d2h-file-wrapper tbody tr:not(.lb-below-row):not(:has(.d2h-info))");
   // Lines with something on them: an empty line has nothing to click.
   const written = await code.evaluateAll((lines) => lines.flatMap((line, i) => (line.textContent?.trim() ? [i] : [])));
   const diffRows = await rows.count();
-  const spread = (i: number, n: number) => Math.floor(((Math.floor(i / 2) + 0.5) * n) / (COMMENTS / 2));
-  for (let i = 0; i < COMMENTS; i++) {
+  const spread = (i: number, n: number) => Math.floor(((Math.floor(i / 2) + 0.5) * n) / (comments / 2));
+  for (let i = 0; i < comments; i++) {
     const target = i % 2 === 0 ? code.nth(written[spread(i, written.length)]!) : rows.nth(spread(i, diffRows));
     await target.scrollIntoViewIfNeeded({ timeout: STEP_MS });
     await target.click({ timeout: STEP_MS });
@@ -208,7 +208,7 @@ async function comment(page: Page, askId: string): Promise<void> {
     await page.keyboard.press("Escape");
   }
   const made = await article.locator("[data-comment=draft]").count();
-  if (made !== COMMENTS) throw new Error(`${made} comments made, not ${COMMENTS}`);
+  if (made !== comments) throw new Error(`${made} comments made, not ${comments}`);
 }
 
 const percentile = (xs: number[], p: number) => {
@@ -216,11 +216,16 @@ const percentile = (xs: number[], p: number) => {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 };
 
-export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelBench> {
+/** `runs` opens of each ask; `comments` (COMMENTS unless said, an even number: half on the code, half on the diff) on the second. */
+export async function benchSidepanel(opts: { runs: number; comments?: number }): Promise<SidepanelBench> {
+  const comments = opts.comments ?? COMMENTS;
   await ensureBuilt();
   const relay = await new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0.1", LOOPBACK_PROGRESS_EVERY_S: "0" } }).start();
   let agent: TestAgent | undefined;
-  let browser: TestBrowser | undefined;
+  // Chromium starts while the agent asks: nothing is timed until both are done.
+  const launching = TestBrowser.withExtension();
+  // Its failure is thrown where it is awaited, not as an unhandled rejection while the agent asks.
+  launching.catch(() => {});
   try {
     const personToken = await relay.token("bench");
     agent = await TestAgent.connect(relay.url, await relay.token("bench", { agent: true }));
@@ -229,7 +234,7 @@ export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelB
     // The same review a second time (another project, so it is another ask), for the person to comment on.
     const { askId: commentedId } = await agent.call<ToolReply>("request_review", { ...input, project: "bench-comments" });
 
-    browser = await TestBrowser.withExtension();
+    const browser = await launching;
     await browser.connect(relay.url, personToken);
     const panel = await browser.page("sidepanel.html");
     await panel.locator(`[data-ask-row="${commentedId}"]`).waitFor({ timeout: STEP_MS });
@@ -240,7 +245,7 @@ export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelB
     await backToList(panel);
     await open(commentedId, 0);
     // The comments are the person's draft, kept while they go back to the list and open the ask again.
-    await comment(panel, commentedId);
+    await comment(panel, commentedId, comments);
     // Opened in turn, so a change in the machine's load falls on both alike.
     const times: number[] = [];
     const commented: number[] = [];
@@ -248,7 +253,7 @@ export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelB
       await backToList(panel);
       times.push((await open(askId, 0)).complete);
       await backToList(panel);
-      commented.push((await open(commentedId, COMMENTS)).complete);
+      commented.push((await open(commentedId, comments)).complete);
     }
     const round = (x: number) => Math.round(x * 10) / 10;
     return {
@@ -257,12 +262,13 @@ export async function benchSidepanel(opts: { runs: number }): Promise<SidepanelB
       runs: times.length,
       cold: round(cold.complete),
       coldInView: round(cold.inView),
-      withComments: { p50: round(percentile(commented, 50)), p99: round(percentile(commented, 99)), runs: commented.length, comments: COMMENTS },
+      withComments: { p50: round(percentile(commented, 50)), p99: round(percentile(commented, 99)), runs: commented.length, comments },
       shape: { inputBytes, diffBytes, diffFiles, diffFilesDrawn, codeLines: CODE_LINES },
     };
   } finally {
     await agent?.close().catch(() => {});
-    await browser?.close().catch(() => {});
+    // Launched even when the asking failed: closed all the same.
+    await (await launching.catch(() => undefined))?.close().catch(() => {});
     await relay.dispose();
   }
 }

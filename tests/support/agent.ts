@@ -25,12 +25,16 @@ export class Agent {
     return agent;
   }
 
-  /** Calls a tool and waits as long as it takes (no client-side timeout). */
-  call(name: string, args: Record<string, unknown>, opts: { signal?: AbortSignal; onprogress?: (p: any) => void } = {}): Promise<CallToolResult> {
+  /**
+   * Calls a tool and waits as long as it takes (no client-side timeout). `onresumptiontoken` hears
+   * each event id the call's stream brings: from the first, the client can resume the call.
+   */
+  call(name: string, args: Record<string, unknown>, opts: { signal?: AbortSignal; onprogress?: (p: any) => void; onresumptiontoken?: (token: string) => void } = {}): Promise<CallToolResult> {
     return this.client.callTool({ name, arguments: args }, undefined, {
       timeout: 10 * 60_000,
       signal: opts.signal,
       onprogress: opts.onprogress,
+      onresumptiontoken: opts.onresumptiontoken,
       resetTimeoutOnProgress: true,
     }) as Promise<CallToolResult>;
   }
