@@ -83,7 +83,7 @@ const STEPS: Step[] = [
   { name: "faults on PostgreSQL: the fault suite again, on the other store", tests: onPostgres("tests/faults"), env: POSTGRES, weight: 28 },
   { name: "extension: renderers and reply forms (vitest)", cmd: ["npm", "test", "-w", "extension"], counts: vitestCounts, weight: 20 },
   { name: "browser: extension and web inbox in Chromium, extension in Firefox", tests: testFiles("tests/browser"), shards: 6, weight: 420 },
-  { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"], weight: 145 },
+  { name: "bench: smoke run", cmd: ["bun", "tests/bench/bench.ts", "--smoke"], weight: 60 },
 ];
 /** Built once, before any test: the browser, store and ship tests load what it makes. */
 const BUILD: Step = { name: "build: extensions, web inbox, single executable, package", cmd: ["npm", "run", "build"], weight: 0 };
