@@ -5,6 +5,8 @@ import { RelayProcess } from "../support/relay-process.ts";
 import { Person, until } from "./mcp-scene.ts";
 
 const AGENTS = 1_000;
+/** Long enough for a loaded machine; the test's own timeout leaves room for the answers after it. */
+const WAITING_WITHIN_MS = 80_000;
 
 let relay: RelayProcess;
 beforeAll(async () => {
@@ -32,9 +34,13 @@ test(`${AGENTS} agents wait at once on one relay, and each gets its own answer, 
       return open.length >= AGENTS && open.every((a) => a.waiting);
     },
     `all ${AGENTS} agents wait`,
-    25_000 - (Date.now() - started),
+    // How soon is the benchmark's to say ("1,000 agents waiting at once"); here, only that they all
+    // get there. On PostgreSQL in a loaded full run it has taken over 25 s.
+    WAITING_WITHIN_MS - (Date.now() - started),
     250,
   ).catch(async () => {
+    // Stopped first: its stderr ends only when it does.
+    child.kill();
     throw new Error(`only ${open.filter((a) => a.waiting).length} of ${AGENTS} waiting in time:\n${await errors}`);
   });
   const allWaitingAfterMs = Date.now() - started;
@@ -60,4 +66,4 @@ test(`${AGENTS} agents wait at once on one relay, and each gets its own answer, 
   expect(after.open).toEqual([]);
   expect(relay.log).not.toContain("internal error");
   console.log(`${AGENTS} calls waiting after ${allWaitingAfterMs} ms; all answered after ${Date.now() - started} ms`);
-}, 60_000);
+}, 150_000);

@@ -12,15 +12,21 @@ export class Agent {
     readonly token: string,
     name = "test-agent",
     version = "1.0.0",
+    /**
+     * How many times a dropped call's stream is resumed before the SDK gives the call up (its default
+     * is 2, `retry` apart): a client of its own policy, for a relay that takes longer to come back.
+     */
+    resumes?: number,
   ) {
     this.transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      ...(resumes !== undefined && { reconnectionOptions: { maxRetries: resumes, initialReconnectionDelay: 1_000, maxReconnectionDelay: 30_000, reconnectionDelayGrowFactor: 1.5 } }),
     });
     this.client = new Client({ name, version }, { capabilities: { tasks: { list: {}, cancel: {} } } as any });
   }
 
-  static async connect(baseUrl: string, token: string, name?: string, version?: string): Promise<Agent> {
-    const agent = new Agent(baseUrl, token, name, version);
+  static async connect(baseUrl: string, token: string, name?: string, version?: string, resumes?: number): Promise<Agent> {
+    const agent = new Agent(baseUrl, token, name, version, resumes);
     await agent.client.connect(agent.transport);
     return agent;
   }
