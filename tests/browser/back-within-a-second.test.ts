@@ -73,14 +73,12 @@ describe("after the relay was away", () => {
     const [panelMs, webMs] = await Promise.all([liveAfter(scene.panel, back), liveAfter(inbox, back)]);
     inbox.removeAllListeners("request");
     console.log(`live again after a ${OUTAGE_MS / 1000}-s outage: side panel ${panelMs} ms, web inbox ${webMs} ms after the relay was back`);
-    // Live at the first try after the relay is back (or a second, when one was on its way as it came
-    // back), and the tries above come every 300 ms at most: back within 300 ms plus one ticket, socket
-    // and snapshot. How long those take is the machine's to say (a loaded run took 1.1 s), not an assertion's.
+    // Live at the first try once the relay is back: no more than two tries begin after it answers (one
+    // may have been refused on its way as it came back; one may even have begun before and gone
+    // through), and the tries above come every 300 ms at most: back within 300 ms plus one ticket,
+    // socket and snapshot. How long those take is the machine's to say (a loaded run took 1.1 s), not an assertion's.
     const after = (tries: number[]) => tries.filter((t) => t >= back).length;
-    const panelTriesAfter = after(await scene.panel.evaluate(() => (globalThis as { tries?: number[] }).tries ?? []));
-    expect(panelTriesAfter).toBeGreaterThanOrEqual(1);
-    expect(panelTriesAfter).toBeLessThanOrEqual(2);
-    expect(after(webTries)).toBeGreaterThanOrEqual(1);
+    expect(after(await scene.panel.evaluate(() => (globalThis as { tries?: number[] }).tries ?? []))).toBeLessThanOrEqual(2);
     expect(after(webTries)).toBeLessThanOrEqual(2);
 
     await banner.waitFor({ state: "detached", timeout: STEP_MS });
