@@ -1,7 +1,9 @@
 import type { Answered, Reply, Responded } from "@loopback/shared/generated/types";
+import { flushSync } from "svelte";
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../relay/relay-error";
 import { aBriefing, aQuestion, fresh, personReplies } from "../testing/asks";
+import { derivedDraft } from "../testing/derived-draft.svelte";
 import { fakeSession } from "../testing/fake-session";
 import { draftFor, sendAllHeld, sendReply } from "./draft.svelte";
 
@@ -84,5 +86,20 @@ describe("one briefing point sent alone", () => {
     expect(await sendReply(session, ask, draft, reply)).toBe(true);
     expect(draftFor(ask.id)).not.toBe(draft);
     expect(draftFor(ask.id).points).toEqual({ "2": { text: "", resolved: true } });
+  });
+});
+
+describe("a draft the relay took", () => {
+  it("leaves every view that derived it, with no change to the ask (as when the agent's next turn was shown before the person's 200)", async () => {
+    const { ask, draft, client, session } = setup();
+    const view = derivedDraft(ask.id);
+    expect(view.current()).toBe(draft);
+    // The 200 is the last thing to arrive: the view has already re-derived, on the next turn's frame.
+    client.reply.mockImplementationOnce(async (_id: string, reply: unknown) => personReplies(ask, reply as Reply));
+    expect(await sendReply(session, ask, draft, answer)).toBe(true);
+    flushSync();
+    expect(view.current()).not.toBe(draft);
+    expect(view.current().text).toBe("");
+    view.stop();
   });
 });
