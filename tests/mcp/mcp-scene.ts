@@ -16,7 +16,7 @@ export { askWhen, newProject, openedAsk, readAsk, running, until, type Scene } f
 const CLAUDE_CODE = { name: "claude-code", version: "2.1.0" };
 
 /** A relay with the person "ada" and her agent, connected as `claude-code 2.1.0`. */
-export const scene = (env: Record<string, string> = {}): Promise<Scene> => relayScene({ env, client: CLAUDE_CODE });
+export const scene = (env: Record<string, string> = {}, resumes?: number): Promise<Scene> => relayScene({ env, client: CLAUDE_CODE, resumes });
 
 /** The ToolReply a blocking call returned, checked against the newest frozen revision. */
 export function toolReply(result: CallToolResult): ToolReply {

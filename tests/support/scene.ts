@@ -13,6 +13,8 @@ export interface SceneOptions {
   space?: string;
   /** How the agent introduces itself over MCP (the Agent's defaults unless given), or `false` to connect none. */
   client?: Client | false;
+  /** How many times the agent resumes a dropped call (the SDK's 2 unless given): see `Agent`. */
+  resumes?: number;
 }
 
 type Client = { name: string; version: string };
@@ -36,7 +38,7 @@ export async function scene(opts: SceneOptions = {}): Promise<BareScene & { agen
   const person = new Person(relay.url, await relay.token("ada", { space: opts.space }));
   const agentToken = await relay.token("ada", { space: opts.space, agent: true });
   const client = opts.client;
-  const agent = client === false ? undefined : await Agent.connect(relay.url, agentToken, client?.name, client?.version);
+  const agent = client === false ? undefined : await Agent.connect(relay.url, agentToken, client?.name, client?.version, opts.resumes);
   return {
     relay,
     person,
