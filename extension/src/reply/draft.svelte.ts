@@ -1,5 +1,5 @@
 import type { Ask, Reply, Responded } from "@loopback/shared/generated/types";
-import { SvelteMap, SvelteSet } from "svelte/reactivity";
+import { SvelteSet } from "svelte/reactivity";
 import { latestReply, replyCount } from "@loopback/shared/ask-rules/index";
 import { RelayError, describeError } from "../relay/relay-error";
 import type { Session } from "../base/session";
@@ -74,14 +74,15 @@ const offline = new SvelteSet<string>();
 export const heldForRelay = (): string[] => [...offline];
 
 /**
- * Moves when an ask's draft is forgotten, so every view that derived it takes the new, empty one. The
- * person's `200` can come after the socket's frame of the agent's next turn (two connections); a view
- * re-derived on that frame kept the sent draft, and the next Send would have sent its words again.
+ * Moves whenever a draft is forgotten, so every view that derived one takes it again (the new, empty
+ * draft for the ask forgotten; the same one for any other). The person's `200` can come after the
+ * socket's frame of the agent's next turn (two connections): a view re-derived on that frame kept the
+ * sent draft, and the next Send would have sent its words again.
  */
-const forgotten = new SvelteMap<string, number>();
+let forgotten = $state(0);
 
 export function draftFor(askId: string): Draft {
-  forgotten.get(askId);
+  void forgotten;
   let draft = drafts.get(askId);
   if (!draft) drafts.set(askId, (draft = new Draft(askId)));
   return draft;
@@ -92,7 +93,7 @@ export function forgetDraft(askId: string): void {
   clearTimeout(draft?.timer);
   drafts.delete(askId);
   offline.delete(askId);
-  forgotten.set(askId, (forgotten.get(askId) ?? 0) + 1);
+  forgotten++;
 }
 
 /**

@@ -1,17 +1,7 @@
 // `device list` and `device remove`: the operator's view of whom the relay pushes to.
 import type { Config } from "../config.ts";
-import { openStore } from "../storage/open-store.ts";
-import type { Store } from "../storage/store.ts";
 import { fail } from "./fail.ts";
-
-async function withStore(config: Config, run: (store: Store) => Promise<void>): Promise<void> {
-  const store = await openStore(config);
-  try {
-    await run(store);
-  } finally {
-    await store.close();
-  }
-}
+import { withStore } from "./with-store.ts";
 
 export function deviceList(config: Config): Promise<void> {
   return withStore(config, async (store) => {

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { Gate } from "../auth/gate.ts";
 import { Clock } from "../clock.ts";
-import { openStore } from "../storage/open-store.ts";
 import { cliCommand } from "../shipped.ts";
 import { mcpLines, PUBLIC_URL_FILE } from "./agent-setup.ts";
 import { fail } from "./fail.ts";
+import { withStore } from "./with-store.ts";
 
 /** Where agents reach the relay: its public URL when set, else where a relay on this data directory last listened. */
 function reachableAt(config: Config): string {
@@ -19,13 +19,8 @@ function reachableAt(config: Config): string {
   }
 }
 
-async function withGate(config: Config, run: (gate: Gate) => Promise<void>): Promise<void> {
-  const store = await openStore(config);
-  try {
-    await run(new Gate(store, new Clock()));
-  } finally {
-    await store.close();
-  }
+function withGate(config: Config, run: (gate: Gate) => Promise<void>): Promise<void> {
+  return withStore(config, (store) => run(new Gate(store, new Clock())));
 }
 
 export function tokenCreate(config: Config, values: { person?: string | boolean; agent?: string | boolean; space?: string | boolean }): Promise<void> {
