@@ -66,8 +66,11 @@ describe("after the relay was away", () => {
     await Bun.sleep(OUTAGE_MS);
     const panelTries = await scene.panel.evaluate(() => (globalThis as { tries?: number[] }).tries ?? []);
     console.log(`tries while away: side panel every ${medianGap(panelTries)} ms, web inbox every ${medianGap(webTries)} ms (median)`);
-    expect(medianGap(panelTries)).toBeLessThanOrEqual(350);
-    expect(medianGap(webTries)).toBeLessThanOrEqual(350);
+    // The schedule, not the machine's speed: a try waits 300 ms after the last one failed, and a
+    // loaded run added 64 ms to the median of the failing tries themselves. Backing off instead, as
+    // the tries did before, reaches seconds between tries within the 20 s.
+    expect(medianGap(panelTries)).toBeLessThanOrEqual(600);
+    expect(medianGap(webTries)).toBeLessThanOrEqual(600);
     await scene.relay.start();
     const back = Date.now();
     const [panelMs, webMs] = await Promise.all([liveAfter(scene.panel, back), liveAfter(inbox, back)]);

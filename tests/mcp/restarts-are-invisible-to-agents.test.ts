@@ -9,6 +9,7 @@ import { askWhen, newProject, openedAsk, questionInput, readAsk, running, scene,
 import { events } from "../support/sse-events.ts";
 
 let s: Scene;
+const LOAD_AGENTS = 20;
 beforeAll(async () => {
   // The default `retry`, 3 s: the SDK resumes twice, `retry` apart, then gives the call up, so a
   // restarted relay has 6 s to answer. Shorter ones left too little: a relay on PostgreSQL restarted
@@ -16,7 +17,17 @@ beforeAll(async () => {
   // Every test's asks stay open on one token: 200 of them in one test alone, past the default cap.
   // The scene's agent resumes up to 5 times (see the 200 calls below): a relay on PostgreSQL restarted
   // in a loaded full run past the 6 s that the SDK's 2 tries wait, and the file's later tests cascaded.
-  s = await scene({ LOOPBACK_STREAM_RETRY_S: "3", LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "1000", LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "1000" }, 5);
+  // The 200 calls' clients (`load-0`…) wait past the unknown client's 50 s: in a loaded full run
+  // opening, restarting and answering 200 asks took longer, and the first calls came back `pending`.
+  s = await scene(
+    {
+      LOOPBACK_STREAM_RETRY_S: "3",
+      LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: "1000",
+      LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "1000",
+      LOOPBACK_CLIENT_WAIT_BUDGETS: Array.from({ length: LOAD_AGENTS }, (_, i) => `load-${i}=600`).join(","),
+    },
+    5,
+  );
 });
 afterAll(() => s.dispose());
 
@@ -82,7 +93,7 @@ test("200 calls waiting across a kill -9 each return their own answer, none twic
   // loaded full run took over the 6 s that 2 tries at the default 3-s retry wait, and the SDK then
   // leaves a call unsettled for good. Resuming is what is proved here, not how long a restart takes
   // (17 s alone for the whole test; over 60 s in a full run four steps at a time).
-  const agents = await Promise.all(Array.from({ length: 20 }, (_, i) => Agent.connect(s.relay.url, s.agentToken, `load-${i}`, "1.0", 5)));
+  const agents = await Promise.all(Array.from({ length: LOAD_AGENTS }, (_, i) => Agent.connect(s.relay.url, s.agentToken, `load-${i}`, "1.0", 5)));
   const calls = agents.flatMap((agent, a) =>
     Array.from({ length: 10 }, (_, c) => {
       const project = newProject();
