@@ -177,11 +177,16 @@ async function run(job: Job): Promise<{ passed: number; failed: number; ok: bool
  * run ends by naming each failed test with the lines Bun printed around it (its error, a timeout).
  */
 function recap(label: string, out: string): string {
-  const lines = out.split("\n");
+  const all = out.split("\n");
+  // Bun's closing list ("3 tests failed:" and each test again) says nothing new, and the slices
+  // around its lines repeated every failure.
+  const summary = all.findIndex((line) => /^\d+ tests? failed:$/.test(line.trim()));
+  const lines = summary < 0 ? all : all.slice(0, summary);
   // Bun prints a test's error before its "(fail)" line, and a timeout's note just after it.
   const failures = lines.flatMap((line, i) => (/^\s*\(fail\)/.test(line) ? [lines.slice(Math.max(0, i - 12), i + 2).join("\n")] : []));
-  const said = failures.length ? failures.join("\n…\n") : lines.slice(-15).join("\n");
-  return `── ${label}\n${said.length > 4000 ? `…${said.slice(-4000)}` : said}`;
+  const said = failures.length ? failures.join("\n…\n") : all.slice(-15).join("\n");
+  // The first failure is kept whole: when one test leaves a relay down, the ones after it only echo it.
+  return `── ${label}\n${said.length > 4000 ? `${said.slice(0, 4000)}…` : said}`;
 }
 const recaps: string[] = [];
 let cpuSeconds = 0;

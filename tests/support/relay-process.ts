@@ -81,6 +81,11 @@ export class RelayProcess {
     return this.#proc?.pid;
   }
 
+  /** Whether this relay was started and has not been stopped, killed or exited since. */
+  get running(): boolean {
+    return this.#proc !== undefined && this.#proc.exitCode === null && this.#proc.signalCode === null;
+  }
+
   /** The relay process's resident memory, in bytes (Linux). */
   rss(): number {
     const status = readFileSync(`/proc/${this.pid}/status`, "utf8");
