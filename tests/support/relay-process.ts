@@ -1,5 +1,6 @@
-// A real relay, as people run it: `bun relay/src/cli.ts serve` in its own process, on a free
-// loopback port and a fresh temporary data directory. Tokens come from the real CLI.
+// A real relay, as people run it: `bun relay/src/cli.ts serve` (or the single executable, see
+// RELAY_COMMAND) in its own process, on a free loopback port and a fresh temporary data directory.
+// Tokens come from the real CLI.
 // `LOOPBACK_TEST_STORE=postgres` runs every relay of a suite on PostgreSQL instead of its SQLite file:
 // one server per test process, a new database per relay (`tests/run.ts` runs the relay, MCP and fault
 // suites both ways).
@@ -13,6 +14,12 @@ import { PostgresServer } from "./postgres.ts";
 
 export const ROOT = resolve(import.meta.dir, "../..");
 const CLI = join(ROOT, "relay/src/cli.ts");
+/**
+ * How a relay and its CLI are run: from the source, as a clone runs them, or, when
+ * `LOOPBACK_TEST_RELAY` names it, from the single executable `tests/run.ts` has just built from
+ * the same source (the one people install; a start takes half the processor time).
+ */
+const RELAY_COMMAND = process.env.LOOPBACK_TEST_RELAY ? [process.env.LOOPBACK_TEST_RELAY] : [process.execPath, CLI];
 
 export const TEST_STORE: "sqlite" | "postgres" = process.env.LOOPBACK_TEST_STORE === "postgres" ? "postgres" : "sqlite";
 
@@ -81,9 +88,15 @@ export class RelayProcess {
     return this.#proc?.pid;
   }
 
-  /** Whether this relay was started and has not been stopped, killed or exited since. */
-  get running(): boolean {
-    return this.#proc !== undefined && this.#proc.exitCode === null && this.#proc.signalCode === null;
+  /** Whether this relay answers at its address now (within 2 s). */
+  async answers(): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.url}/healthz`, { signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
   }
 
   /** The relay process's resident memory, in bytes (Linux). */
@@ -106,10 +119,10 @@ export class RelayProcess {
     if (TEST_STORE === "postgres" && !this.databaseUrl) this.#env = { ...this.#env, LOOPBACK_DATABASE_URL: await freshDatabase() };
     this.#log = "";
     RelayProcess.live.add(this);
-    // `LOOPBACK_RELAY_PROFILE=DIR`: each relay writes a CPU profile (Bun's, as markdown too) into DIR as it exits.
+    // `LOOPBACK_RELAY_PROFILE=DIR`: each relay, run from the source, writes a CPU profile (Bun's, as markdown too) into DIR as it exits.
     const profile = process.env.LOOPBACK_RELAY_PROFILE;
-    const profiling = profile ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profile}`, "--cpu-prof-interval=100"] : [];
-    const proc = Bun.spawn([process.execPath, ...profiling, CLI, "serve"], {
+    const command = profile ? [process.execPath, "--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${profile}`, "--cpu-prof-interval=100", CLI] : RELAY_COMMAND;
+    const proc = Bun.spawn([...command, "serve"], {
       env: this.env({ LOOPBACK_PORT: String(this.port) }),
       stdout: "pipe",
       stderr: "pipe",
@@ -132,7 +145,7 @@ export class RelayProcess {
 
   /** Mints a token with the real CLI, against the same data directory. */
   async token(person: string, opts: { agent?: boolean; space?: string } = {}): Promise<string> {
-    const args = [process.execPath, CLI, "token", "create", "--person", person];
+    const args = [...RELAY_COMMAND, "token", "create", "--person", person];
     if (opts.agent) args.push("--agent");
     if (opts.space) args.push("--space", opts.space);
     const proc = Bun.spawnSync(args, { env: this.env(), stdout: "pipe", stderr: "pipe" });
@@ -141,7 +154,7 @@ export class RelayProcess {
   }
 
   cli(args: string[]) {
-    const proc = Bun.spawnSync([process.execPath, CLI, ...args], { env: this.env(), stdout: "pipe", stderr: "pipe" });
+    const proc = Bun.spawnSync([...RELAY_COMMAND, ...args], { env: this.env(), stdout: "pipe", stderr: "pipe" });
     return { exitCode: proc.exitCode, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
   }
 
