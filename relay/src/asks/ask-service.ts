@@ -322,9 +322,9 @@ export class AskService {
       throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     }
     const delivered = handedOverAt === undefined ? { delivered: before.delivered, deliveredAt: before.deliveredAt } : { delivered: replies, deliveredAt: handedOverAt };
-    // The writer's answer goes out before the woken calls' results: answered first, an agent's next
-    // turn could reach the inbox before the person's own 200, and the side panel would show that turn
-    // with the words just sent still in its draft.
+    // The woken calls' results and the writer's answer go out in whichever order they are ready: an
+    // agent's next turn may reach the inbox before the person's own 200, and the inbox drops a sent
+    // draft whenever its 200 comes (extension/src/reply/draft.svelte.ts).
     return this.feed.committed(caller.spaceId, before, after, { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 });
   }
 }

@@ -161,9 +161,6 @@ export class Waiting {
         const waited = this.clock.monoMs() - started;
         if (stopping || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return pending(askId, waited, stopping);
         await changed;
-        // Woken by a change made here: its writer's answer (the person's `200`) goes out in this turn,
-        // and the result after it, on the next (see AskService.commit).
-        if (known) await new Promise((r) => setImmediate(r));
         changed = new Promise<void>((r) => (wake = r));
       }
     } finally {
