@@ -1,7 +1,7 @@
 // The relay is replaceable: sessions and waiting calls live in the store, and a blocking call's
-// stream is resumable. The same connected SDK client (default reconnection options, as Claude Code
-// has) goes on across a graceful restart and a `kill -9`: no 404, no new `initialize`, and a call
-// waiting on the person returns the answer they gave after the restart.
+// stream is resumable. The same connected SDK client goes on across a graceful restart and a
+// `kill -9`: no 404, no new `initialize`, and a call waiting on the person returns the answer they
+// gave after the restart.
 import { afterAll, beforeAll, beforeEach, expect, test } from "bun:test";
 import type { Ask } from "@loopback/shared/generated/types";
 import { Agent } from "../support/agent.ts";
@@ -12,14 +12,15 @@ let s: Scene;
 const LOAD_AGENTS = 20;
 /** A stop and a start of a relay on PostgreSQL in a loaded full run took past the default 20 s. */
 const RESTART_TEST_MS = 60_000;
+/**
+ * How many times the agents that wait on the person resume a dropped call. The SDK's default, 2 at the
+ * default 3-s `retry`, gives a restarted relay 6 s, and then leaves the call unsettled for good; a relay
+ * on PostgreSQL in a loaded full run took longer. Resuming is what is proved here, not how soon.
+ */
+const RESUMES = 5;
 beforeAll(async () => {
-  // The default `retry`, 3 s: the SDK resumes twice, `retry` apart, then gives the call up, so a
-  // restarted relay has 6 s to answer. Shorter ones left too little: a relay on PostgreSQL restarted
-  // inside a full test run took over 3 s.
-  // Every test's asks stay open on one token: 200 of them in one test alone, past the default cap.
-  // The scene's agent resumes up to 5 times (see the 200 calls below): a relay on PostgreSQL restarted
-  // in a loaded full run past the 6 s that the SDK's 2 tries wait, and the file's later tests cascaded.
-  // The 200 calls' clients (`load-0`…) wait past the unknown client's 50 s: in a loaded full run
+  // The product's default `retry`, 3 s. Every test's asks stay open on one token: 200 of them in one
+  // test alone, past the default cap. The 200 calls' clients (`load-0`…) wait past the unknown client's 50 s: in a loaded full run
   // opening, restarting and answering 200 asks took longer, and the first calls came back `pending`.
   s = await scene(
     {
@@ -28,7 +29,7 @@ beforeAll(async () => {
       LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: "1000",
       LOOPBACK_CLIENT_WAIT_BUDGETS: Array.from({ length: LOAD_AGENTS }, (_, i) => `load-${i}=600`).join(","),
     },
-    5,
+    RESUMES,
   );
 });
 afterAll(() => s.dispose());
@@ -81,9 +82,7 @@ for (const [how, stop] of [
   }, RESTART_TEST_MS);
 
   test(`a call waiting on the person when the relay stops (${how}) returns the answer given after the restart, once`, async () => {
-    // Resuming up to 5 times, as the scene's agent does: with the SDK's 2, a stop and start that took
-    // past 6 s in a loaded full run left the call unsettled for good.
-    const agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0", 5);
+    const agent = await Agent.connect(s.relay.url, s.agentToken, "claude-code", "2.1.0", RESUMES);
     const initializes = countInitializes(agent);
     const { ask, call } = await question(agent);
     await stop();
@@ -102,11 +101,7 @@ for (const [how, stop] of [
 }
 
 test("200 calls waiting across a kill -9 each return their own answer, none twice, none lost", async () => {
-  // Clients that try to resume 5 times, not the SDK's 2: a relay on PostgreSQL restarted under a
-  // loaded full run took over the 6 s that 2 tries at the default 3-s retry wait, and the SDK then
-  // leaves a call unsettled for good. Resuming is what is proved here, not how long a restart takes
-  // (17 s alone for the whole test; over 60 s in a full run four steps at a time).
-  const agents = await Promise.all(Array.from({ length: LOAD_AGENTS }, (_, i) => Agent.connect(s.relay.url, s.agentToken, `load-${i}`, "1.0", 5)));
+  const agents = await Promise.all(Array.from({ length: LOAD_AGENTS }, (_, i) => Agent.connect(s.relay.url, s.agentToken, `load-${i}`, "1.0", RESUMES)));
   const calls = agents.flatMap((agent, a) =>
     Array.from({ length: 10 }, (_, c) => {
       const project = newProject();
