@@ -231,6 +231,14 @@ describe("PostgreSQL going away under 2 relays behind HAProxy, 100 agents waitin
       // Within a second of its acknowledgement, or of the database being back for one given before it went.
       const late = calls.map((c) => c.returnedAt! - (c.returnedAt! > downAt ? Math.max(c.ackAt!, backAt) : c.ackAt!));
       console.log(`${fault.name}: relays serving again ${Math.round(servingAgainMs)} ms after the database; reply → agent at most ${Math.round(Math.max(...late))} ms after its acknowledgement or the database being back`);
+      const tooLate = calls.filter((_, i) => late[i] > REACHES_WITHIN_MS);
+      if (tooLate.length) {
+        // Which calls, when, and what the relays said of the database and their listeners: enough to tell a slow listener from a slow relay.
+        const group = (c: Call) => (before.includes(c) ? "before" : during.includes(c) ? "during" : "after");
+        const at = (t?: number) => (t === undefined ? null : Math.round(t - backAt));
+        console.log(`${fault.name}: late calls, ms after the database was back: ${JSON.stringify(tooLate.map((c) => ({ group: group(c), askId: c.askId, ackedAt: at(c.ackAt), returnedAt: at(c.returnedAt), lastProgressAt: at(c.progressAt.at(-1)) })))}`);
+        for (const [i, relay] of r.relays.entries()) console.log(`relay ${i}:\n${relay.log.split("\n").filter((l) => /database|listening|replicas/.test(l)).slice(-12).join("\n")}`);
+      }
       expect(late.filter((ms) => ms > REACHES_WITHIN_MS)).toEqual([]);
       // The waits that spanned the outage kept getting progress through it.
       for (const c of during) expect(c.progressAt.some((t) => t > downAt + 1_000 && t < awayUntil)).toBe(true);

@@ -31,7 +31,12 @@ test("requests through HAProxy are spread over every replica", async () => {
   for (let i = 0; i < 30; i++) expect(await whoami()).toBe(200);
   const served = (csv: string) => Object.fromEntries(csv.trim().split("\n").slice(1).map((l) => l.split(",")).filter((c) => c[0] === "relays" && c[1] !== "BACKEND").map((c) => [c[1], Number(c[7])]));
   const [was, now] = [served(before), served(await r.balancer.admin("show stat"))];
-  for (let i = 0; i < COUNT; i++) expect({ replica: r.nameOf(i), served: now[r.nameOf(i)] - was[r.nameOf(i)] }).toEqual({ replica: r.nameOf(i), served: 10 });
+  // \`balance leastconn\` sends one request after another round the replicas, but a server connection
+  // still being released when the next request comes tips it to another one (CI saw 11 on r1): each
+  // replica serves its share, not exactly a third. One replica taking them all would serve 30, the others none.
+  const shares = Object.fromEntries(Array.from({ length: COUNT }, (_, i) => [r.nameOf(i), now[r.nameOf(i)] - was[r.nameOf(i)]]));
+  expect(Object.values(shares).reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(30);
+  for (const [replica, served] of Object.entries(shares)) expect({ replica, servedItsShare: served >= 5 && served <= 15 }).toEqual({ replica, servedItsShare: true });
 });
 
 test("a replica killed with SIGKILL leaves rotation, no request meanwhile gets a 5xx, and it comes back when restarted", async () => {

@@ -1,6 +1,7 @@
 // A TCP proxy between the relays and PostgreSQL that a test can cut, as a network fault would: `cut`
 // drops every connection through it and holds new ones silent (connected, never answered, like a
-// host out of reach), and `restore` forwards again, the held connections included. It runs in a
+// host out of reach), and `restore` forwards again the held connections their clients still wait on
+// (one a client gave up on, as a lost handshake would, never reaches the database). It runs in a
 // process of its own (`TcpProxy`), so a test blocked in a synchronous call (the CLI) or busy with
 // its clients does not stall the relays' database traffic; run directly, this file is that process.
 import { createServer, connect, type Server, type Socket } from "node:net";
@@ -69,7 +70,8 @@ async function* lines(stream: ReadableStream<Uint8Array>): AsyncGenerator<string
 class Forwarder {
   #server?: Server;
   #pairs = new Set<[Socket, Socket]>();
-  #held = new Set<Socket>();
+  /** Connections made while cut, with what their clients sent meanwhile. */
+  #held = new Map<Socket, Buffer[]>();
   #cut = false;
   port = 0;
 
@@ -79,9 +81,14 @@ class Forwarder {
     const server = createServer((client) => {
       client.on("error", () => {});
       if (this.#cut) {
-        client.pause();
-        this.#held.add(client);
-        client.once("close", () => this.#held.delete(client));
+        // Read, not paused: a client that gives up is seen to leave, and is not forwarded later.
+        // Forwarded, each would have the database start a backend for nobody (30 of them held a
+        // relay's own reconnection 350 ms behind them).
+        const sent: Buffer[] = [];
+        this.#held.set(client, sent);
+        client.on("data", (chunk: Buffer) => sent.push(chunk));
+        const gone = () => this.#held.delete(client);
+        client.once("end", gone).once("close", gone);
       } else this.#forward(client);
     });
     this.#server = server;
@@ -90,8 +97,9 @@ class Forwarder {
     return this;
   }
 
-  #forward(client: Socket): void {
+  #forward(client: Socket, sent: Buffer[] = []): void {
     const upstream = connect(this.target.port, this.target.host);
+    for (const chunk of sent) upstream.write(chunk);
     const pair: [Socket, Socket] = [client, upstream];
     this.#pairs.add(pair);
     const drop = () => {
@@ -121,15 +129,17 @@ class Forwarder {
   /** Forwards again, starting with the connections held while cut. */
   restore(): void {
     this.#cut = false;
-    for (const client of [...this.#held]) {
+    for (const [client, sent] of [...this.#held]) {
       this.#held.delete(client);
-      if (!client.destroyed) this.#forward(client);
+      // Piped from here on (in this same turn: no data falls between).
+      client.removeAllListeners("data").removeAllListeners("end");
+      if (!client.destroyed) this.#forward(client, sent);
     }
   }
 
   async stop(): Promise<void> {
     this.cut();
-    for (const client of this.#held) client.destroy();
+    for (const client of this.#held.keys()) client.destroy();
     await new Promise<void>((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
   }
 }

@@ -60,10 +60,10 @@ afterEach(async () => {
   }
 });
 
-/** `reads` is where the feed reads asks: the file unless given. */
-async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = store.asks): Promise<Replica> {
+/** `reads` is where the feed reads asks, `waits` where the calls waiting here do: the file unless given. */
+async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = store.asks, waits: AskRecords = store.asks): Promise<Replica> {
   const bus = new AskEventBus();
-  const waiting = new Waiting(store.asks, { flipped: (askId) => feed.flipped(askId) }, clock, { maxPerToken: 10 });
+  const waiting = new Waiting(waits, { flipped: (askId) => feed.flipped(askId) }, clock, { maxPerToken: 10 });
   const feed = new AskFeed(reads, bus, waiting, clock);
   const asks = new AskService(store.asks, new UploadService(store.uploads, clock, config), bus, feed, clock, waiting, config.reclaimMs);
   let channel!: { onChange: (change: AskChange) => void; onReady?: () => void };
@@ -241,4 +241,71 @@ test("once the database is back, inboxes read their space afresh and what was sh
   a.waiting.hold(askId)();
   await shown(a);
   expect(a.frames.map(seen)).toEqual(["ask.opened 0 awaiting_human", "ask.updated 1 closed"]);
+});
+
+/** The file's asks, counting the reads of one ask and of many. */
+function countedAsks(): AskRecords & { reads: { one: number; many: number } } {
+  const reads = { one: 0, many: 0 };
+  const inner = store.asks;
+  return Object.assign(Object.create(inner) as AskRecords, {
+    reads,
+    get: (id: string) => (reads.one++, inner.get(id)),
+    listByIds: (ids: string[]) => (reads.many++, inner.listByIds(ids)),
+  });
+}
+
+/** Turns of the event loop, for work that has no promise to wait on. */
+const turns = async (n: number) => {
+  for (let i = 0; i < n; i++) await new Promise((r) => setImmediate(r));
+};
+
+test("after the listener reconnects, every call waiting here looks again from one read of all their asks, not a read each", async () => {
+  const waits = countedAsks();
+  const [a, b] = [await replica(undefined, store.asks, waits), await replica()];
+  const askIds = [await question(b), await question(b), await question(b), await question(b), await question(b)];
+  const waited = askIds.map((askId) => a.waiting.follow(agent, askId, { from: 0, budgetMs: 0 }));
+  while (!askIds.every((id) => a.waiting.isFollowed(id))) await turns(1);
+  await turns(5);
+  // Every ask is answered on the other replica, and every notice is lost.
+  for (const askId of askIds) await close(b, askId);
+  const before = { ...waits.reads };
+  a.reconnected();
+  for (const [i, askId] of askIds.entries()) expect(await waited[i]).toEqual({ askId, reply: { outcome: "answered", selected: [], text: "Fine." } });
+  expect({ one: waits.reads.one - before.one, many: waits.reads.many - before.many }).toEqual({ one: 0, many: 1 });
+});
+
+test("a listener back while the database is still away leaves the reading again to the database's return", async () => {
+  let back = false;
+  const reach = new DatabaseReach(async () => {
+    if (!back) throw new Error("still away");
+  });
+  const a = await replica(reach);
+  const away = reach.guard({ get: async () => Promise.reject(Object.assign(new Error("refused"), { code: "ECONNREFUSED" })) });
+  await expect(away.get()).rejects.toThrow();
+  // Its reads would be refused: nothing is read now.
+  a.reconnected();
+  expect(a.resyncs).toBe(0);
+  const resynced = new Promise<void>((resolve) => reach.onBack(resolve));
+  back = true;
+  await resynced;
+  reach.stop();
+  expect(a.resyncs).toBe(1);
+});
+
+test("a wait told to read its ask afresh is not talked out of it by a copy of the ask read before the reply", async () => {
+  const [a, b] = [await replica(), await replica()];
+  const askId = await question(b);
+  const stale = (await store.asks.get(askId))!;
+  let returned = false;
+  const waited = a.waiting.follow(agent, askId, { from: 0, budgetMs: 0 }).finally(() => (returned = true));
+  while (!a.waiting.isFollowed(askId)) await turns(1);
+  await turns(5);
+  await close(b, askId);
+  // The reply's notice wakes the wait to read afresh; in the same turn, a read of every followed ask
+  // made before the reply arrives with the ask as it was.
+  a.waiting.wake(askId);
+  a.waiting.wake(askId, stale);
+  await turns(20);
+  expect(returned).toBe(true);
+  expect(await waited).toEqual({ askId, reply: { outcome: "answered", selected: [], text: "Fine." } });
 });

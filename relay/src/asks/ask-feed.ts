@@ -33,7 +33,7 @@ export type FeedFollowers = Pick<Waiting, "withWaiting" | "wake" | "wakeAll">;
 /** Where other replicas' changes are heard: the store's channel, and whether its database is back. */
 export interface ChangeSource {
   listen: Store["listen"];
-  reach?: Pick<DatabaseReach, "onBack">;
+  reach?: Pick<DatabaseReach, "onBack" | "reachable">;
 }
 
 export class AskFeed {
@@ -97,9 +97,14 @@ export class AskFeed {
     let listening = false;
     this.#listening = await source.listen(
       (change) => this.#heard(change),
-      // Called again after every reconnection of the listener: what it missed meanwhile is read again.
+      // Called again after every reconnection of the listener: what it missed meanwhile is read again,
+      // unless the database is still away for this relay's other connections: everything is read
+      // again when it is back, and a read now would only be refused.
       () => {
-        if (listening) this.resync();
+        if (listening && (source.reach?.reachable ?? true)) {
+          log("replicas").info("listening again for other replicas' changes: reading what was missed");
+          this.resync();
+        }
         listening = true;
       },
       elsewhere && ((change) => elsewhere.heard(change)),

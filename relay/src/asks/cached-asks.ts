@@ -117,7 +117,7 @@ export class CachedAsks implements AskRecords {
     return this.inner.listHeads(spaceId, recent);
   }
 
-  listByIds(ids: string[]): Promise<{ ask: Ask; version: number }[]> {
+  listByIds(ids: string[]): Promise<VersionedAsk[]> {
     return this.inner.listByIds(ids);
   }
 

@@ -63,6 +63,11 @@ export class Followers {
     for (const set of this.#byAsk.values()) for (const f of [...set]) f.release();
   }
 
+  /** The asks followed here. */
+  askIds(): string[] {
+    return [...this.#byAsk.keys()];
+  }
+
   /** How many asks are followed here. */
   get asks(): number {
     return this.#byAsk.size;

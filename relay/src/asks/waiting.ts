@@ -114,11 +114,16 @@ export class Waiting {
     let wake!: () => void;
     let changed = new Promise<void>((r) => (wake = r));
     let stopping = this.#stopping;
-    /** The ask as a change made here left it: the next look reads it from there, not the store. */
+    /** The ask as a change made here, or a read of every followed ask, left it: the next look starts from there, not the store. */
     let known: VersionedAsk | undefined;
+    /** Woken since the last look began. */
+    let woken = false;
     const follower: Follower = {
       wake: (ask) => {
-        known = ask;
+        // A wake without the ask (a change heard from elsewhere) asks for a fresh read, and no ask
+        // read earlier may stand in for it; of two asks given, the later version stands.
+        if (!woken || (known && (!ask || ask.version > known.version))) known = ask;
+        woken = true;
         wake();
       },
       release: () => {
@@ -147,6 +152,7 @@ export class Waiting {
         try {
           const ask = known;
           known = undefined;
+          woken = false;
           reply = await this.take(askId, opts.from, opts.signal, ask);
           retryMs = 0;
         } catch (e) {
@@ -307,7 +313,18 @@ export class Waiting {
 
   /** Every follower looks for its reply: changes from other replicas may have been missed. */
   wakeAll(): void {
-    this.followers.wakeAll();
+    // In one read of every followed ask, not a read per wait: after an outage every relay does this
+    // at once, and a read per wait queued hundreds of reads behind a few fresh connections.
+    const ids = this.followers.askIds();
+    if (!ids.length) return;
+    this.store.listByIds(ids).then(
+      (asks) => {
+        const byId = new Map(asks.map((a) => [a.ask.id, a]));
+        for (const id of ids) this.followers.wake(id, byId.get(id));
+      },
+      // Not read (the database is away again): each wait looks for itself, and retries as it does.
+      () => this.followers.wakeAll(),
+    );
   }
 
   /**

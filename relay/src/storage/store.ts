@@ -68,7 +68,7 @@ export interface AskRecords {
   /** Which asks a snapshot lists, without their bodies: every open ask newest first, then the `recent` most recently closed. */
   listHeads(spaceId: string, recent: number): Promise<{ open: AskHead[]; recent: AskHead[] }>;
   /** The asks of these ids, whole, in no particular order. */
-  listByIds(ids: string[]): Promise<{ ask: Ask; version: number }[]>;
+  listByIds(ids: string[]): Promise<VersionedAsk[]>;
   /** Closed asks of a space, most recently closed first, closed before `before` when given. */
   listClosed(spaceId: string, limit: number, before?: string): Promise<Ask[]>;
 }

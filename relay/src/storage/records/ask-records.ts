@@ -256,12 +256,12 @@ export class SqlAskRecords implements AskRecords {
     return { open, recent: closed };
   }
 
-  async listByIds(ids: string[]): Promise<{ ask: Ask; version: number }[]> {
+  async listByIds(ids: string[]): Promise<VersionedAsk[]> {
     const { db, t } = this.d;
     const rows: AskRow[] = [];
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY) rows.push(...(await db.select().from(t.asks).where(inArray(t.asks.id, ids.slice(i, i + IDS_PER_QUERY)))));
     const asks = await this.withThreads(rows);
-    return asks.map((ask, i) => ({ ask, version: rows[i]!.version }));
+    return asks.map((ask, i) => ({ spaceId: rows[i]!.spaceId, ask, delivered: rows[i]!.delivered, deliveredAt: rows[i]!.deliveredAt, version: rows[i]!.version }));
   }
 
   private async withThreads(rows: AskRow[]): Promise<Ask[]> {
