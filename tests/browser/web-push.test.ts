@@ -60,6 +60,7 @@ async function pressAction(askId: string, action: string): Promise<void> {
     async ([tag, chosen]) => {
       const scope = self as unknown as { registration: ServiceWorkerRegistration; dispatchEvent(e: Event): boolean };
       const [notification] = await scope.registration.getNotifications({ tag: tag! });
+      if (!notification) throw new Error(`no notification tagged ${tag} to press`);
       const Click = (self as unknown as { NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event }).NotificationEvent;
       try {
         scope.dispatchEvent(new Click("notificationclick", { notification: notification!, action: chosen! }));
@@ -172,7 +173,8 @@ describe("the web inbox's notifications", () => {
     const deadline = Date.now() + STEP_MS;
     let shown = await notificationOf(notice.askId).catch(() => undefined);
     while (!shown?.title.startsWith("Not sent")) {
-      if (Date.now() > deadline) throw new Error(`no refusal shown: ${JSON.stringify(shown)}`);
+      // What the relay heard of the ask tells a reply never sent from one whose refusal was not shown.
+      if (Date.now() > deadline) throw new Error(`no refusal shown: ${JSON.stringify(shown)}; the relay logged:\n${relay.log.split("\n").filter((l) => l.includes(notice.askId)).join("\n")}`);
       await Bun.sleep(100);
       shown = await notificationOf(notice.askId).catch(() => undefined);
     }
