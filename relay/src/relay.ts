@@ -5,6 +5,7 @@ import { AskService } from "./asks/ask-service.ts";
 import { Waiting } from "./asks/waiting.ts";
 import { FollowersElsewhere } from "./asks/followers-elsewhere.ts";
 import { CachedAsks } from "./asks/cached-asks.ts";
+import { RecentAsks } from "./asks/recent-asks.ts";
 import { Gate } from "./auth/gate.ts";
 import { authenticator, type Authenticate } from "./auth/authenticate.ts";
 import { RevocationWatch } from "./auth/revocation-watch.ts";
@@ -84,9 +85,11 @@ export class Relay {
     this.uploads = new UploadService(store.uploads, this.clock, config);
     // One relay on its file is the only writer of asks: they are kept in memory in front of it.
     const asks = store.kind === "sqlite" ? (this.#cached = new CachedAsks(store.asks)) : store.asks;
+    // Where other replicas write too, a person's reply starts from this relay's own copy of the ask.
+    const recent = store.kind === "sqlite" ? undefined : new RecentAsks();
     this.waiting = new Waiting(asks, { flipped: (askId) => this.feed.flipped(askId) }, this.clock, { maxPerToken: config.maxWaitingPerToken });
-    this.feed = new AskFeed(asks, this.bus, this.waiting, this.clock);
-    this.asks = new AskService(asks, this.uploads, this.bus, this.feed, this.clock, this.waiting, config.reclaimMs, config);
+    this.feed = new AskFeed(asks, this.bus, this.waiting, this.clock, recent);
+    this.asks = new AskService(asks, this.uploads, this.bus, this.feed, this.clock, this.waiting, config.reclaimMs, config, recent);
     this.sessions = store.sessions;
     this.tickets = new TicketBook(store.tickets, clock, { ttlMs: config.eventTicketTtlMs, maxPerToken: config.maxEventTicketsPerToken });
     this.revocations = new RevocationWatch(this.gate, config.revocationCheckMs, () => store.tokensVersion());

@@ -17,6 +17,7 @@ import { UploadService } from "../uploads/upload-service.ts";
 import { AskEventBus } from "./ask-event-bus.ts";
 import { AskFeed, type ChangeSource } from "./ask-feed.ts";
 import { AskService } from "./ask-service.ts";
+import { RecentAsks } from "./recent-asks.ts";
 import { Waiting } from "./waiting.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-feed-"));
@@ -60,12 +61,15 @@ afterEach(async () => {
   }
 });
 
-/** `reads` is where the feed reads asks, `waits` where the calls waiting here do: the file unless given. */
-async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = store.asks, waits: AskRecords = store.asks): Promise<Replica> {
+/**
+ * `reads` is where the feed reads asks, `waits` where the calls waiting here and the ask service do:
+ * the file unless given. With `recent`, a reply starts from the copies held here, as on PostgreSQL.
+ */
+async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = store.asks, waits: AskRecords = store.asks, recent?: RecentAsks): Promise<Replica> {
   const bus = new AskEventBus();
   const waiting = new Waiting(waits, { flipped: (askId) => feed.flipped(askId) }, clock, { maxPerToken: 10 });
-  const feed = new AskFeed(reads, bus, waiting, clock);
-  const asks = new AskService(store.asks, new UploadService(store.uploads, clock, config), bus, feed, clock, waiting, config.reclaimMs);
+  const feed = new AskFeed(reads, bus, waiting, clock, recent);
+  const asks = new AskService(waits, new UploadService(store.uploads, clock, config), bus, feed, clock, waiting, config.reclaimMs, undefined, recent);
   let channel!: { onChange: (change: AskChange) => void; onReady?: () => void };
   const source: ChangeSource = {
     listen: async (onChange, onReady) => {
@@ -308,4 +312,44 @@ test("a wait told to read its ask afresh is not talked out of it by a copy of th
   await turns(20);
   expect(returned).toBe(true);
   expect(await waited).toEqual({ askId, reply: { outcome: "answered", selected: [], text: "Fine." } });
+});
+
+/** A replica whose replies start from the copies it holds, as on PostgreSQL, counting its reads of the file. */
+async function holdingReplica() {
+  const waits = countedAsks();
+  return { r: await replica(undefined, store.asks, waits, new RecentAsks()), reads: waits.reads };
+}
+const answered = { outcome: "answered" as const, selected: [], text: "Fine." };
+
+test("a reply to an ask opened here is decided on the copy held here, without reading the database", async () => {
+  const { r: a, reads } = await holdingReplica();
+  const askId = await question(a);
+  const before = reads.one;
+  const replied = await a.asks.reply(person, askId, answered, a.asks.read(askId));
+  expect({ status: replied.status, reads: reads.one - before }).toEqual({ status: "closed", reads: 0 });
+  expect((await store.asks.get(askId))!.ask.status).toBe("closed");
+});
+
+test("a reply decided on a copy another replica moved on from is decided again on the ask as the database holds it", async () => {
+  const [{ r: a }, b] = [await holdingReplica(), await replica()];
+  const askId = await question(a);
+  // On the other replica the person asks why and the agent answers: the ask is the person's move
+  // again, two versions on, and neither notice reaches this replica.
+  await followUp(b, askId);
+  await answer(b, askId);
+  const replied = await a.asks.reply(person, askId, answered, a.asks.read(askId));
+  expect(replied.status).toBe("closed");
+  const stored = (await store.asks.get(askId))!;
+  expect({ version: stored.version, turns: stored.ask.thread.length, status: stored.ask.status }).toEqual({ version: 3, turns: 3, status: "closed" });
+});
+
+test("a copy another replica's heard change moved on from is let go: the reply reads the database once and is refused as it stands", async () => {
+  const [{ r: a, reads }, b] = [await holdingReplica(), await replica()];
+  const askId = await question(a);
+  await close(b, askId);
+  a.hear(await noticeOf(askId, 1));
+  await shown(a);
+  const before = reads.one;
+  await expect(a.asks.reply(person, askId, answered, a.asks.read(askId))).rejects.toMatchObject({ code: "ask.closed" });
+  expect(reads.one - before).toBe(1);
 });

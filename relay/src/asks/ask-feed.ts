@@ -17,6 +17,7 @@ import { isDatabaseAway, type DatabaseReach } from "../storage/database-reach.ts
 import { log } from "../logging/log.ts";
 import type { Clock, Timer } from "../clock.ts";
 import { LRUCache } from "lru-cache";
+import type { RecentAsks } from "./recent-asks.ts";
 
 /** Asks whose newest shown version is remembered: the most recently shown. */
 const REMEMBERED = 100_000;
@@ -53,6 +54,8 @@ export class AskFeed {
     private waiting: FeedFollowers,
     /** Times the safety look. */
     private clock: Pick<Clock, "every">,
+    /** The copies of asks a reply starts from (PostgreSQL): one another replica moved on from is let go. */
+    private recent?: Pick<RecentAsks, "heard" | "clear">,
   ) {}
 
   // --- changes made here --------------------------------------------------------------------------
@@ -123,6 +126,7 @@ export class AskFeed {
     // A new ask is held waiting by the replica that opened it until its call follows it there (the
     // follow's own notice comes next): its first frame here says so too, as it does there.
     if (change.version === 0) this.#elsewhere?.heard({ askId: change.askId, replica: change.replica, following: true }, true);
+    this.recent?.heard(change.askId, change.version);
     this.waiting.wake(change.askId);
     this.#read(change.askId, change);
   }
@@ -134,6 +138,7 @@ export class AskFeed {
    * older state (an ask closed meanwhile shown open again).
    */
   resync(): void {
+    this.recent?.clear();
     this.waiting.wakeAll();
     this.#shown.clear();
     this.bus.resync();

@@ -10,6 +10,7 @@ import type {
   BriefingInput,
   FollowUpInput,
   QuestionInput,
+  Reply,
   ReviewInput,
   Snapshot,
 } from "@loopback/shared/generated/types";
@@ -26,7 +27,7 @@ import {
   openAsk,
   replyCount,
 } from "@loopback/shared/ask-rules/index";
-import { problem, type LoopbackProblem } from "@loopback/shared/problems";
+import { LoopbackProblem, problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import { askSeenBy, canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
@@ -38,6 +39,7 @@ import type { AskHead, AskRecords, CallRow, VersionedAsk } from "../storage/stor
 import { SummaryCache } from "./summary-cache.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
+import type { RecentAsks } from "./recent-asks.ts";
 
 export const RECENT_CLOSED = 50;
 /** Asks read from the store at once while a snapshot is made: what it holds at most besides summaries. */
@@ -46,6 +48,8 @@ const SNAPSHOT_PAGE = 10;
 const SNAPSHOT_WHOLE_ASKS = 3;
 const SNAPSHOT_WHOLE_BYTES = 1024 * 1024;
 export const DEFAULT_PAGE = 20;
+/** What a reply decided on a copy of the ask that was behind is refused with: decided again on the ask as stored. */
+const MOVED_ON = new Set(["ask.closed", "ask.not_your_turn"]);
 
 export type OpenInput =
   | { kind: "question"; input: QuestionInput }
@@ -111,6 +115,8 @@ export class AskService {
     private reclaimMs: number,
     /** Open asks one token, and one space, may have at once. */
     private caps: { maxOpenAsksPerToken: number; maxOpenAsksPerSpace: number } = { maxOpenAsksPerToken: Infinity, maxOpenAsksPerSpace: Infinity },
+    /** On PostgreSQL, the asks this relay opened or changed lately, which a reply starts from without a read. */
+    private recent?: RecentAsks,
   ) {
     // Every change published is summarized as it goes out, so a snapshot after it reads no body.
     bus.listen((_spaceId, event, version) => void this.summaries.remember(event.ask, version));
@@ -134,6 +140,8 @@ export class AskService {
    * checked: on PostgreSQL the read and the check then take one round trip instead of two.
    */
   read(askId: string): Promise<VersionedAsk | undefined> {
+    const held = this.recent?.peek(askId);
+    if (held) return Promise.resolve(held);
     const read = this.store.get(askId);
     // A refused token leaves it unread: its failure is the request's only if it is read.
     read.catch(() => {});
@@ -267,6 +275,7 @@ export class AskService {
     // Announced as waiting in its first frame, and held so until its call follows it: between the
     // two the call records where it starts, and a reader of the ask meanwhile must see the same.
     const release = this.waiting.hold(ask.id);
+    this.recent?.keep({ spaceId: caller.spaceId, ask, delivered: 0, deliveredAt: null, version: 0 });
     this.feed.opened(caller.spaceId, ask);
     return { askId: ask.id, opened: true, reclaimed: false, release, recorded: Boolean(call) };
   }
@@ -300,7 +309,23 @@ export class AskService {
     if (caller.tokenKind !== "person") throw problem("auth.person_required");
     const reply = parseShape(schemas.Reply, raw, "body.invalid");
     assertOk(checkReplySize(reply));
-    const stored = await this.load(caller, askId, read);
+    let stored = await this.load(caller, askId, read ?? this.read(askId));
+    // Decided on the copy this relay holds, when it holds one: a copy another replica moved on from
+    // refuses the reply (not its turn, or its commit's version moved), and the reply is then decided
+    // once more on the ask as the store holds it, as it would have been without the copy.
+    if (this.recent?.holds(stored)) {
+      try {
+        return await this.replyOn(caller, stored, reply);
+      } catch (e) {
+        if (!(e instanceof LoopbackProblem && MOVED_ON.has(e.code))) throw e;
+        this.recent.forget(askId);
+        stored = await this.load(caller, askId);
+      }
+    }
+    return this.replyOn(caller, stored, reply);
+  }
+
+  private replyOn(caller: Caller, stored: VersionedAsk, reply: Reply): Promise<Ask> {
     assertOk(checkReply(stored.ask, reply));
     return this.commit(caller, stored, applyReply(stored.ask, reply, caller.person, this.clock.now()));
   }
@@ -316,15 +341,18 @@ export class AskService {
     const replies = replyCount(after);
     const handedOverAt = replies > replyCount(before.ask) && this.waiting.takenHere(after.id) ? this.clock.now() : undefined;
     if ((await this.store.append(before, after, handedOverAt)) === "not_your_turn") {
+      this.recent?.forget(before.ask.id);
       // Said as the ask now is: closed by the write that won, or moved on to another turn.
       const now = await this.store.get(before.ask.id);
       if (now?.ask.status === "closed") throw problem("ask.closed");
       throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     }
     const delivered = handedOverAt === undefined ? { delivered: before.delivered, deliveredAt: before.deliveredAt } : { delivered: replies, deliveredAt: handedOverAt };
+    const left = { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 };
+    this.recent?.keep(left);
     // The woken calls' results and the writer's answer go out in whichever order they are ready: an
     // agent's next turn may reach the inbox before the person's own 200, and the inbox drops a sent
     // draft whenever its 200 comes (extension/src/reply/draft.svelte.ts).
-    return this.feed.committed(caller.spaceId, before, after, { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 });
+    return this.feed.committed(caller.spaceId, before, after, left);
   }
 }
