@@ -209,9 +209,36 @@ async function collect(stream: ReadableStream<Uint8Array>, into: (s: string) => 
   for await (const chunk of stream) into(decoder.decode(chunk));
 }
 
+/**
+ * A loopback port nothing listens on, for a server a test starts later. Chosen below the kernel's
+ * ephemeral range (ip_local_port_range), never from it: the kernel hands those out to every
+ * outgoing connection and every bind to port 0, and a port freed here was taken by a relay's or a
+ * client's connection before the server bound it (PostgreSQL's "Address already in use" in a full
+ * run). Below the range only another caller of this function may pick the same port, at random
+ * among some 12,000 and never twice in one process.
+ */
 export async function freePort(): Promise<number> {
-  const server = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = server.port;
-  server.stop(true);
-  return port;
+  for (;;) {
+    const port = PORTS_FROM + Math.floor(Math.random() * (EPHEMERAL_FROM - PORTS_FROM));
+    if (given.has(port)) continue;
+    try {
+      Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
+    } catch {
+      continue;
+    }
+    given.add(port);
+    return port;
+  }
 }
+
+/** Where the kernel's ephemeral ports begin (32768 on Linux unless set otherwise). */
+const EPHEMERAL_FROM = (() => {
+  try {
+    return Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]) || 32_768;
+  } catch {
+    return 32_768;
+  }
+})();
+/** The lowest port handed out: above the well-known and the usual services' ports. */
+const PORTS_FROM = Math.min(20_000, EPHEMERAL_FROM - 4_096);
+const given = new Set<number>();
