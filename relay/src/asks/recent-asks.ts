@@ -9,11 +9,25 @@
 import { LRUCache } from "lru-cache";
 import type { VersionedAsk } from "../storage/store.ts";
 
-/** Asks held: the most recently kept; an ask not touched for that long is read as before. */
-const HELD = 10_000;
+/**
+ * Bytes of asks held (as JSON), the most recently kept last: a review's diff may take megabytes, so
+ * the bound is their size, not their count. An ask let go is read as before.
+ */
+export const RECENT_ASK_BYTES = 16 * 1024 * 1024;
 
 export class RecentAsks {
-  #held = new LRUCache<string, VersionedAsk>({ max: HELD });
+  #held: LRUCache<string, VersionedAsk>;
+
+  constructor(maxBytes = RECENT_ASK_BYTES) {
+    // Strings count once per character: the size of what the ask holds, whatever its shape. An ask
+    // bigger than the whole bound is not held.
+    this.#held = new LRUCache({ maxSize: maxBytes, sizeCalculation: (held) => Math.max(1, JSON.stringify(held.ask).length) });
+  }
+
+  /** How many bytes the asks held take, as JSON. */
+  get bytes(): number {
+    return this.#held.calculatedSize;
+  }
 
   /** The copy held of an ask, if any: it may be behind the store. */
   peek(askId: string): VersionedAsk | undefined {
