@@ -63,7 +63,7 @@ async function pressAction(askId: string, action: string): Promise<void> {
       if (!notification) throw new Error(`no notification tagged ${tag} to press`);
       const Click = (self as unknown as { NotificationEvent: new (type: string, init: { notification: Notification; action: string }) => Event }).NotificationEvent;
       try {
-        scope.dispatchEvent(new Click("notificationclick", { notification: notification!, action: chosen! }));
+        scope.dispatchEvent(new Click("notificationclick", { notification, action: chosen! }));
       } catch {
         // See above: waitUntil on an untrusted event.
       }

@@ -90,19 +90,7 @@ export class PostgresServer {
     const data = join(this.dir, "data");
     const init = asPostgres([join(this.#bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync"]);
     if (init.exitCode !== 0) throw new Error(`initdb failed:\n${init.out}`);
-    // The free port can be taken (by a relay of a step beside this one) before the server binds it:
-    // then another one, a few times.
-    for (let tries = 1; ; tries++) {
-      try {
-        this.#run();
-        break;
-      } catch (e) {
-        const log = readFileSync(join(this.dir, "log"), "utf8");
-        if (tries === 5 || !log.includes("Address already in use")) throw new Error(`${(e as Error).message}\n${log.split("\n").slice(-5).join("\n")}`, { cause: e });
-        writeFileSync(join(this.dir, "log"), "");
-        this.port = await freePort();
-      }
-    }
+    this.#run();
     // pg_ctl leaves the server running on its own: a test process that dies still stops it.
     process.once("exit", this.#stopOnExit);
     return this;

@@ -3,9 +3,10 @@
 // millisecond after a pause, on the path an agent waits on). A copy may be behind when another
 // replica moved the ask and its notice has not come yet; the reply's commit then finds the version
 // moved (its compare-and-set) and the service decides the reply again on the ask as the store holds
-// it, so a copy held here can delay a reply by a read, never change what is stored. Nothing else
-// reads these copies: a wait reads the store (asks/waiting.ts). On SQLite every read is from memory
-// already (asks/cached-asks.ts).
+// it. So a copy that is behind costs the reply at most two reads (a refused commit reads to say why,
+// then the new decision reads) where it would have made one, and never changes what is stored.
+// Nothing else reads these copies: a wait reads the store (asks/waiting.ts). On SQLite every read is
+// from memory already (asks/cached-asks.ts).
 import { LRUCache } from "lru-cache";
 import type { VersionedAsk } from "../storage/store.ts";
 

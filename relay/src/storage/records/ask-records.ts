@@ -260,11 +260,17 @@ export class SqlAskRecords implements AskRecords {
     const { db, t } = this.d;
     const rows: AskRow[] = [];
     for (let i = 0; i < ids.length; i += IDS_PER_QUERY) rows.push(...(await db.select().from(t.asks).where(inArray(t.asks.id, ids.slice(i, i + IDS_PER_QUERY)))));
-    const asks = await this.withThreads(rows);
-    return asks.map((ask, i) => ({ spaceId: rows[i]!.spaceId, ask, delivered: rows[i]!.delivered, deliveredAt: rows[i]!.deliveredAt, version: rows[i]!.version }));
+    const threads = await this.threadsOf(rows);
+    return rows.map((row) => stored(row, threads.get(row.id) ?? []));
   }
 
   private async withThreads(rows: AskRow[]): Promise<Ask[]> {
+    const threads = await this.threadsOf(rows);
+    return rows.map((r) => assemble(r, threads.get(r.id) ?? []));
+  }
+
+  /** The thread of each of `rows`' asks, by ask id (none for an ask without entries). */
+  private async threadsOf(rows: AskRow[]): Promise<Map<string, EntryRow[]>> {
     const { db, t } = this.d;
     const byAsk = new Map<string, EntryRow[]>();
     for (let i = 0; i < rows.length; i += IDS_PER_QUERY) {
@@ -275,7 +281,7 @@ export class SqlAskRecords implements AskRecords {
         else byAsk.set(e.askId, [e]);
       }
     }
-    return rows.map((r) => assemble(r, byAsk.get(r.id) ?? []));
+    return byAsk;
   }
 }
 
