@@ -89,6 +89,17 @@ export interface Opened {
   recorded?: boolean;
 }
 
+export interface AnswerOptions {
+  /** A call follows the ask once the answer is in: hold it `waiting` from the commit on (see `answered`). */
+  followed?: boolean;
+}
+
+/** The agent's answer as committed; `release` ends the hold on `waiting` once its call follows (or will not). */
+export interface Answered {
+  ask: Ask;
+  release?: () => void;
+}
+
 /** The durable record of a blocking call following `askId` from `fromTurn`, for a call that can be resumed. */
 export type CallRecordOf = (askId: string, fromTurn: number) => CallRow;
 
@@ -280,20 +291,36 @@ export class AskService {
     return { askId: ask.id, opened: true, reclaimed: false, release, recorded: Boolean(call) };
   }
 
-  async answerBriefing(caller: Caller, raw: BriefingAnswerInput): Promise<Ask> {
+  async answerBriefing(caller: Caller, raw: BriefingAnswerInput, opts: AnswerOptions = {}): Promise<Answered> {
     const input = parseShape(schemas.BriefingAnswerInput, raw, "input.invalid");
     const stored = await this.load(caller, input.askId);
     assertOk(checkBriefingAnswer(stored.ask, input));
     await this.assertImagesExist(caller, input.answers.flatMap((a) => [...(a.content ?? []), ...(a.points ?? []).flatMap((p) => p.content ?? [])]));
-    return this.commit(caller, stored, applyBriefingAnswer(stored.ask, input, this.clock.now()));
+    return this.answered(caller, stored, applyBriefingAnswer(stored.ask, input, this.clock.now()), opts);
   }
 
-  async answerFollowUp(caller: Caller, raw: FollowUpInput): Promise<Ask> {
+  async answerFollowUp(caller: Caller, raw: FollowUpInput, opts: AnswerOptions = {}): Promise<Answered> {
     const input = parseShape(schemas.FollowUpInput, raw, "input.invalid");
     const stored = await this.load(caller, input.askId);
     assertOk(checkFollowUpAnswer(stored.ask, input));
     await this.assertImagesExist(caller, input.content);
-    return this.commit(caller, stored, applyFollowUpAnswer(stored.ask, input, this.clock.now()));
+    return this.answered(caller, stored, applyFollowUpAnswer(stored.ask, input, this.clock.now()), opts);
+  }
+
+  /**
+   * Commits the agent's answer. For a call that waits on the person's next turn, the ask is held
+   * `waiting` from before the commit: the frame that tells the inbox it is the person's move already
+   * says an agent waits, instead of saying nobody does until the call has followed (two store round
+   * trips later on PostgreSQL), as `open` does for a new ask.
+   */
+  private async answered(caller: Caller, stored: VersionedAsk, after: Ask, opts: AnswerOptions): Promise<Answered> {
+    const release = opts.followed ? this.waiting.hold(after.id) : undefined;
+    try {
+      return { ask: await this.commit(caller, stored, after), release };
+    } catch (e) {
+      release?.();
+      throw e;
+    }
   }
 
   private async assertImagesExist(caller: Caller, blocks: Block[] | undefined): Promise<void> {

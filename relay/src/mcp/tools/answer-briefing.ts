@@ -13,5 +13,8 @@ export const answerBriefing: BlockingTool = {
     RESUME_WORDS,
     "The reply is the person's next `responded` (repeat until every point is resolved, which closes the briefing) or `dismissed`.",
   ].join("\n\n"),
-  start: async ({ asks, caller }, args) => ({ askId: (await asks.answerBriefing(caller, args as BriefingAnswerInput)).id }),
+  start: async ({ asks, caller }, args) => {
+    const { ask, release } = await asks.answerBriefing(caller, args as BriefingAnswerInput, { followed: true });
+    return { askId: ask.id, release };
+  },
 };

@@ -12,5 +12,8 @@ export const answerFollowUp: BlockingTool = {
     RESUME_WORDS,
     "The reply is what the original ask takes: for a question `answered`, `follow_up` again or `dismissed`; for a review `approved`, `changes_requested`, `follow_up` again or `dismissed`.",
   ].join("\n\n"),
-  start: async ({ asks, caller }, args) => ({ askId: (await asks.answerFollowUp(caller, args as FollowUpInput)).id }),
+  start: async ({ asks, caller }, args) => {
+    const { ask, release } = await asks.answerFollowUp(caller, args as FollowUpInput, { followed: true });
+    return { askId: ask.id, release };
+  },
 };
