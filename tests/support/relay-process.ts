@@ -25,27 +25,55 @@ export const TEST_STORE: "sqlite" | "postgres" = process.env.LOOPBACK_TEST_STORE
 
 let testServer: Promise<PostgresServer> | undefined;
 let databases = 0;
+let template: Promise<string> | undefined;
+
+/** The URL of database `name` on the server `url` points at. */
+function databaseAt(url: string, name: string): string {
+  const at = new URL(url);
+  at.pathname = `/${name}`;
+  return at.toString();
+}
 
 /**
- * A new, empty database: on the run's PostgreSQL server when `tests/run.ts` started one
- * (`LOOPBACK_TEST_PG`, a URL of its `postgres` database), else on one this test process starts.
+ * A new database, with the relay's schema and nothing else: on the run's PostgreSQL server when
+ * `tests/run.ts` started one (`LOOPBACK_TEST_PG`, a URL of its `postgres` database), else on one this
+ * test process starts. It is a copy of one the relay's own CLI migrated once for this test process: a
+ * relay on an empty database runs every migration as it starts, which took two thirds of a start on
+ * PostgreSQL. The tests of migrating an empty database make theirs without a template
+ * (tests/storage, tests/support/replicas.ts, tests/ship).
  */
 export async function freshDatabase(): Promise<string> {
   const name = `relay_${process.pid}_${++databases}`;
   const shared = process.env.LOOPBACK_TEST_PG;
   if (shared) {
-    const sql = postgres(shared, { max: 1, onnotice: () => {} });
-    try {
-      await sql.unsafe(`create database ${name}`);
-    } finally {
-      await sql.end({ timeout: 1 });
-    }
-    const url = new URL(shared);
-    url.pathname = `/${name}`;
-    return url.toString();
+    const from = await migratedTemplate(shared);
+    await createDatabaseVia(shared, name, from);
+    return databaseAt(shared, name);
   }
   testServer ??= new PostgresServer().start();
-  return (await testServer).createDatabase(name);
+  const server = await testServer;
+  return server.createDatabase(name, await migratedTemplate(server.url("postgres")));
+}
+
+async function createDatabaseVia(admin: string, name: string, from?: string): Promise<void> {
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`create database ${name}${from ? ` template ${from}` : ""}`);
+  } finally {
+    await sql.end({ timeout: 1 });
+  }
+}
+
+/** The database this test process copies for each relay: made once, and migrated by `loopback token list`, which opens the store as a relay does. */
+function migratedTemplate(admin: string): Promise<string> {
+  template ??= (async () => {
+    const name = `relay_template_${process.pid}`;
+    await createDatabaseVia(admin, name);
+    const listed = Bun.spawnSync([...RELAY_COMMAND, "token", "list"], { env: { ...process.env, LOOPBACK_DATABASE_URL: databaseAt(admin, name) }, stdout: "pipe", stderr: "pipe" });
+    if (listed.exitCode !== 0) throw new Error(`migrating the template database failed: ${listed.stderr.toString()}`);
+    return name;
+  })();
+  return template;
 }
 
 export interface RelayOptions {
@@ -53,6 +81,12 @@ export interface RelayOptions {
   /** Reuse a data directory (to restart on the same database). */
   dataDir?: string;
   port?: number;
+  /**
+   * Whom the relay's first start makes the first person, with a token for the inbox and one for an
+   * agent that it prints: `token` hands those out, once each, for this person in the default space
+   * instead of minting more with the CLI (a process start each). "first" unless given.
+   */
+  firstPerson?: string;
 }
 
 export class RelayProcess {
@@ -63,11 +97,15 @@ export class RelayProcess {
   /** Every relay of this process started and not yet disposed: a benchmark that fails says what each logged. */
   static readonly live = new Set<RelayProcess>();
   #env: Record<string, string>;
+  readonly #firstPerson: string;
+  /** The tokens the first start printed and no test has been handed yet, by kind. */
+  #firstTokens = new Map<"person" | "agent", string>();
 
   constructor(opts: RelayOptions = {}) {
     this.dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), "loopback-test-"));
     this.port = opts.port ?? 0;
     this.#env = opts.env ?? {};
+    this.#firstPerson = opts.firstPerson ?? "first";
   }
 
   /** The PostgreSQL database this relay keeps everything in, when it runs on one. */
@@ -110,7 +148,7 @@ export class RelayProcess {
   }
 
   private env(extra: Record<string, string> = {}) {
-    return { ...process.env, LOOPBACK_DATA: this.dataDir, LOOPBACK_HOST: "127.0.0.1", LOOPBACK_FIRST_PERSON: "first", LOOPBACK_WEB_BUILD: "off", ...this.#env, ...extra };
+    return { ...process.env, LOOPBACK_DATA: this.dataDir, LOOPBACK_HOST: "127.0.0.1", LOOPBACK_FIRST_PERSON: this.#firstPerson, LOOPBACK_WEB_BUILD: "off", ...this.#env, ...extra };
   }
 
   /** Starts the relay (on the port it had before, when restarting) and waits until it answers. */
@@ -136,15 +174,35 @@ export class RelayProcess {
       try {
         const res = await fetch(`${this.url}/api/v1/whoami`);
         // Serving, and it said so (with the first tokens, on a first start): the log is what tests read.
-        if (res.status === 401 && this.#log.includes("Loopback relay on")) return this;
+        if (res.status === 401 && this.#log.includes("Loopback relay on")) {
+          this.#keepFirstTokens();
+          return this;
+        }
       } catch {}
       await Bun.sleep(25);
     }
     throw new Error(`relay did not start:\n${this.#log}`);
   }
 
-  /** Mints a token with the real CLI, against the same data directory. */
+  /** The tokens a first start printed (serve.ts), kept until a test asks for them. */
+  #keepFirstTokens(): void {
+    const own = /^Your token \(for the inbox\):\s+(\S+)$/m.exec(this.#log)?.[1];
+    const agent = /^An agent token \(for MCP\):\s+(\S+)$/m.exec(this.#log)?.[1];
+    if (own) this.#firstTokens.set("person", own);
+    if (agent) this.#firstTokens.set("agent", agent);
+  }
+
+  /**
+   * A token for `person`: one the first start printed, when it was made for them (`firstPerson`) and
+   * not handed out yet, else one the real CLI mints against the same data directory.
+   */
   async token(person: string, opts: { agent?: boolean; space?: string } = {}): Promise<string> {
+    const kind = opts.agent ? "agent" : "person";
+    const printed = this.#firstTokens.get(kind);
+    if (printed && person === this.#firstPerson && !opts.space) {
+      this.#firstTokens.delete(kind);
+      return printed;
+    }
     const args = [...RELAY_COMMAND, "token", "create", "--person", person];
     if (opts.agent) args.push("--agent");
     if (opts.space) args.push("--space", opts.space);

@@ -34,7 +34,7 @@ export type BareScene = Omit<Scene, "agent">;
 export function scene(opts: SceneOptions & { client: false }): Promise<BareScene>;
 export function scene(opts?: SceneOptions & { client?: Client }): Promise<Scene>;
 export async function scene(opts: SceneOptions = {}): Promise<BareScene & { agent?: Agent }> {
-  const relay = await new RelayProcess({ env: opts.env }).start();
+  const relay = await new RelayProcess({ env: opts.env, firstPerson: "ada" }).start();
   const person = new Person(relay.url, await relay.token("ada", { space: opts.space }));
   const agentToken = await relay.token("ada", { space: opts.space, agent: true });
   const client = opts.client;

@@ -37,7 +37,7 @@ export class PanelScene {
   /** Builds what the browser loads, starts the relay, and connects `person`'s agent and a fresh Chromium. */
   async start(person = "Ada"): Promise<void> {
     await ensureBuilt();
-    this.relay = await new RelayProcess().start();
+    this.relay = await new RelayProcess({ firstPerson: person }).start();
     this.personToken = await this.relay.token(person);
     this.agentToken = await this.relay.token(person, { agent: true });
     this.agent = await TestAgent.connect(this.relay.url, this.agentToken);
