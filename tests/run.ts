@@ -51,6 +51,24 @@ const SQLITE_ONLY = new Set([
   "tests/relay/a-backup-taken-while-agents-ask-restores-every-acknowledged-reply.test.ts",
   "tests/faults/a-full-disk-refuses-writes-and-says-so.test.ts",
 ]);
+/**
+ * Tests of what never reaches the store (HTTP and MCP transport, origins, headers, discovery, static
+ * files, the tools' listing, the test ports): a store under them changes nothing they prove, so the
+ * PostgreSQL pass leaves them out too. Each starts a relay and takes its time for nothing there.
+ */
+const STORE_BLIND = new Set([
+  "tests/hostile/a-stalled-request-is-closed.test.ts",
+  "tests/hostile/the-web-inbox-serves-nothing-outside-its-folder.test.ts",
+  "tests/mcp/an-oauth-client-with-a-wrong-token-is-told-so.test.ts",
+  "tests/mcp/claude-code-s-discover-probe-falls-back-at-once.test.ts",
+  "tests/mcp/every-tool-is-listed-with-the-contracts-schemas.test.ts",
+  "tests/mcp/the-official-conformance-scenarios-pass.test.ts",
+  "tests/mcp/the-registry-entry-describes-how-to-reach-the-relay.test.ts",
+  "tests/relay/every-response-names-its-revision.test.ts",
+  "tests/relay/requests-without-a-host-are-answered-as-with-one.test.ts",
+  "tests/relay/the-event-socket-takes-only-its-own-origins.test.ts",
+  "tests/relay/the-tests-own-ports-are-never-ones-the-kernel-hands-out.test.ts",
+]);
 /** The test files of a folder, its subfolders' too, as paths from the root. */
 const testFiles = (dir: string): string[] =>
   (readdirSync(join(ROOT, dir), { recursive: true }) as string[])
@@ -58,7 +76,7 @@ const testFiles = (dir: string): string[] =>
     .map((f) => `${dir}/${f}`)
     .sort();
 /** The test files of suites, for the pass that runs them on PostgreSQL. */
-const onPostgres = (...dirs: string[]) => dirs.flatMap(testFiles).filter((f) => !SQLITE_ONLY.has(f));
+const onPostgres = (...dirs: string[]) => dirs.flatMap(testFiles).filter((f) => !SQLITE_ONLY.has(f) && !STORE_BLIND.has(f));
 /** One suite, two stores: every relay these tests start runs on a fresh PostgreSQL database. */
 const POSTGRES = { LOOPBACK_TEST_STORE: "postgres" };
 

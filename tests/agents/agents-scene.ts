@@ -57,7 +57,7 @@ export interface AgentScene {
 }
 
 export async function agentScene(env: Record<string, string> = {}): Promise<AgentScene> {
-  const relay = await new RelayProcess({ env }).start();
+  const relay = await new RelayProcess({ env, firstPerson: "ada" }).start();
   const person = new Person(relay.url, await relay.token("ada"));
   const agentToken = await relay.token("ada", { agent: true });
   const runs: AgentRun[] = [];

@@ -28,7 +28,7 @@ let snapshotAt = 0;
 describe(`an inbox of ${ASKS} open asks of 200 KiB`, () => {
   beforeAll(async () => {
     await ensureBuilt();
-    relay = await new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0.01" } }).start();
+    relay = await new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0.01" }, firstPerson: "Ada" }).start();
     personToken = await relay.token("Ada");
     const tokens = await Promise.all(Array.from({ length: Math.ceil(ASKS / DEFAULT_MAX_OPEN_ASKS_PER_TOKEN) }, () => relay.token("Ada", { agent: true })));
     let next = 0;

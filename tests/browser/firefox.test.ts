@@ -65,7 +65,7 @@ async function waitForBadge(text: string) {
 describe("the extension in Firefox", () => {
   beforeAll(async () => {
     await ensureBuilt();
-    relay = await new RelayProcess().start();
+    relay = await new RelayProcess({ firstPerson: "Ada" }).start();
     personToken = await relay.token("Ada");
     agent = await TestAgent.connect(relay.url, await relay.token("Ada", { agent: true }));
     firefox = await TestFirefox.withExtension();

@@ -50,7 +50,7 @@ let releaseChromium: (() => Promise<void>) | undefined;
 
 beforeAll(async () => {
   await ensureBuilt();
-  relay = await new RelayProcess().start();
+  relay = await new RelayProcess({ firstPerson: "Ada" }).start();
   personToken = await relay.token("Ada");
   agent = await TestAgent.connect(relay.url, await relay.token("Ada", { agent: true }));
   releaseChromium = await holdChromium();

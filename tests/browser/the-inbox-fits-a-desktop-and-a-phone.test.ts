@@ -77,7 +77,7 @@ function visibleKeyHints(page: Page) {
 describe("the inbox fits a desktop and a phone", () => {
   beforeAll(async () => {
     await ensureBuilt();
-    relay = await new RelayProcess().start();
+    relay = await new RelayProcess({ firstPerson: "Ada" }).start();
     personToken = await relay.token("Ada");
     agent = await TestAgent.connect(relay.url, await relay.token("Ada", { agent: true }));
     sendRealisticAsks(agent);

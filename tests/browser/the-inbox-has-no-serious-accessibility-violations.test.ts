@@ -75,7 +75,7 @@ async function show(page: Page, base: string, screen: (typeof SCREENS)[number]):
 describe("the inbox has no critical or serious accessibility violations", () => {
   beforeAll(async () => {
     await ensureBuilt();
-    relay = await new RelayProcess().start();
+    relay = await new RelayProcess({ firstPerson: "Ada" }).start();
     personToken = await relay.token("Ada");
     const agentToken = await relay.token("Ada", { agent: true });
     agent = await TestAgent.connect(relay.url, agentToken);

@@ -230,7 +230,7 @@ describe("untrusted content cannot attack the person", () => {
   beforeAll(async () => {
     await ensureBuilt();
     // Blocking tools return `pending` after 100 ms, so one agent can open every ask without waiting on it.
-    relay = await new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0.1", LOOPBACK_PROGRESS_EVERY_S: "0" } }).start();
+    relay = await new RelayProcess({ env: { LOOPBACK_WAIT_BUDGET_S: "0.1", LOOPBACK_PROGRESS_EVERY_S: "0" }, firstPerson: "Ada" }).start();
     personToken = await relay.token("Ada");
     const agentToken = await relay.token("Ada", { agent: true });
     // Even the name the agent's client announces is shown, so it is hostile too.

@@ -20,7 +20,7 @@ let agentToken: string;
 describe("the web inbox", () => {
   beforeAll(async () => {
     await ensureBuilt();
-    relay = await new RelayProcess().start();
+    relay = await new RelayProcess({ firstPerson: "Grace" }).start();
     personToken = await relay.token("Grace");
     agentToken = await relay.token("Grace", { agent: true });
     browser = await TestBrowser.plain();

@@ -76,7 +76,7 @@ describe("the web inbox's notifications", () => {
   beforeAll(async () => {
     await ensureBuilt();
     push = await PushReceiver.start(async () => (await (await fetch(`${relay.url}/api/v1/push/key`, { headers: { Authorization: `Bearer ${personToken}` } })).json()).publicKey);
-    relay = await new RelayProcess({ env: { NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUSH_HOSTS: push.host } }).start();
+    relay = await new RelayProcess({ env: { NODE_EXTRA_CA_CERTS: push.caFile, LOOPBACK_PUSH_HOSTS: push.host }, firstPerson: "Grace" }).start();
     personToken = await relay.token("Grace");
     agent = await TestAgent.connect(relay.url, await relay.token("Grace", { agent: true }));
     browser = await TestBrowser.plain({ signedIn: { relayUrl: relay.url, token: personToken } });

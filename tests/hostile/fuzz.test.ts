@@ -87,7 +87,7 @@ async function storedState() {
 }
 
 beforeAll(async () => {
-  relay = await new RelayProcess().start();
+  relay = await new RelayProcess({ firstPerson: "fuzz" }).start();
   personToken = await relay.token("fuzz");
   agentToken = await relay.token("fuzz", { agent: true });
   person = new Person(relay.url, personToken);

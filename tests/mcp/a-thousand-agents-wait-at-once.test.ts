@@ -11,7 +11,7 @@ const WAITING_WITHIN_MS = 80_000;
 let relay: RelayProcess;
 beforeAll(async () => {
   // One agent token holds them all: past the default caps on open asks, of a token (100) and of a space (200).
-  relay = await new RelayProcess({ env: { LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: String(AGENTS), LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: String(AGENTS) } }).start();
+  relay = await new RelayProcess({ env: { LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN: String(AGENTS), LOOPBACK_MAX_OPEN_ASKS_PER_SPACE: String(AGENTS) }, firstPerson: "ada" }).start();
 });
 afterAll(() => relay.dispose());
 

@@ -52,7 +52,9 @@ describe.each([2, 3])("%i replicas on one database", (count) => {
       // The agent answers and the person approves: the ask closes, and the next round starts clean.
       const answering = running(agent.call("answer_follow_up", { askId: ask.id, answer: "Because." }));
       await askWhen(r.person(tokens.ada, onA), ask.id, (a) => a.status === "awaiting_human", "the agent answered");
-      expect((await r.person(tokens.ada, onA).reply(ask.id, { outcome: "approved" })).status).toBe(200);
+      const fin = await r.person(tokens.ada, onA).reply(ask.id, { outcome: "approved" });
+      if (fin.status !== 200) console.log("REPLY409", round, onA, won, JSON.stringify(fin.body));
+      expect(fin.status).toBe(200);
       await answering;
     }
     console.log(`simultaneous replies, ${count} replicas: ada won ${winners.ada}, bob won ${winners.bob} of ${ROUNDS}`);

@@ -59,7 +59,7 @@ export class Replicas {
         LOOPBACK_PUBLIC_URL: `http://127.0.0.1:${balancerPort}`,
         ...opts.env,
       };
-      relays = Array.from({ length: count }, () => new RelayProcess({ env }));
+      relays = Array.from({ length: count }, () => new RelayProcess({ env, firstPerson: "ada" }));
       // The first one alone: it migrates the empty database and makes the first person's tokens,
       // which replicas racing on an empty database would each make.
       await relays[0].start();
