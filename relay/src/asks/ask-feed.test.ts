@@ -343,6 +343,21 @@ test("a reply decided on a copy another replica moved on from is decided again o
   expect({ version: stored.version, turns: stored.ask.thread.length, status: stored.ask.status }).toEqual({ version: 3, turns: 3, status: "closed" });
 });
 
+test("a copy let go while the reply on it was on its way is still a copy: the reply is decided again on the ask as the database holds it", async () => {
+  const [{ r: a }, b] = [await holdingReplica(), await replica()];
+  const askId = await question(a);
+  await followUp(b, askId);
+  await answer(b, askId);
+  // The route begins the reply's read as the token is checked: the copy, two versions behind. The
+  // notice of the agent's answer comes before the reply is decided, and lets that copy go.
+  const read = a.asks.read(askId);
+  a.hear(await noticeOf(askId, 2));
+  await shown(a);
+  const replied = await a.asks.reply(person, askId, answered, read);
+  expect(replied.status).toBe("closed");
+  expect((await store.asks.get(askId))!.version).toBe(3);
+});
+
 test("a copy another replica's heard change moved on from is let go: the reply reads the database once and is refused as it stands", async () => {
   const [{ r: a, reads }, b] = [await holdingReplica(), await replica()];
   const askId = await question(a);

@@ -337,10 +337,11 @@ export class AskService {
     const reply = parseShape(schemas.Reply, raw, "body.invalid");
     assertOk(checkReplySize(reply));
     let stored = await this.load(caller, askId, read ?? this.read(askId));
-    // Decided on the copy this relay holds, when it holds one: a copy another replica moved on from
-    // refuses the reply (not its turn, or its commit's version moved), and the reply is then decided
-    // once more on the ask as the store holds it, as it would have been without the copy.
-    if (this.recent?.holds(stored)) {
+    // Decided on the copy this relay held, when the read began on one (a notice may have let it go
+    // since): a copy another replica moved on from refuses the reply (not its turn, or its commit's
+    // version moved), and the reply is then decided once more on the ask as the store holds it, as
+    // it would have been without the copy.
+    if (this.recent?.isCopy(stored)) {
       try {
         return await this.replyOn(caller, stored, reply);
       } catch (e) {

@@ -18,6 +18,11 @@ export const RECENT_ASK_BYTES = 16 * 1024 * 1024;
 
 export class RecentAsks {
   #held: LRUCache<string, VersionedAsk>;
+  /**
+   * Every copy kept here, held or let go since: a reply that began on a copy is still deciding on a
+   * copy when a notice lets it go meanwhile (the route reads while the token is checked).
+   */
+  #copies = new WeakSet<VersionedAsk>();
 
   constructor(maxBytes = RECENT_ASK_BYTES) {
     // Strings count once per character: the size of what the ask holds, whatever its shape. An ask
@@ -35,15 +40,16 @@ export class RecentAsks {
     return this.#held.get(askId);
   }
 
-  /** Whether `stored` is the copy held here (not one read from the store). */
-  holds(stored: VersionedAsk): boolean {
-    return this.#held.peek(stored.ask.id) === stored;
+  /** Whether `stored` is a copy kept here, held still or let go (not one read from the store): it may be behind. */
+  isCopy(stored: VersionedAsk): boolean {
+    return this.#copies.has(stored);
   }
 
   /** The ask as this relay stored it; an older version than the one held is not kept. */
   keep(stored: VersionedAsk): void {
     const held = this.#held.peek(stored.ask.id);
     if (held && held.version > stored.version) return;
+    this.#copies.add(stored);
     this.#held.set(stored.ask.id, stored);
   }
 
