@@ -115,6 +115,8 @@ describe("PostgreSQL going away under 2 relays behind HAProxy, 100 agents waitin
 
   beforeAll(async () => {
     r = await Replicas.start(2, {
+      // Its own server: the test stops and kills it.
+      ownServer: true,
       throughProxy: true,
       // Progress every second shows a wait goes on through the outage; the budget outlasts the test.
       // Each fault's 100 agents ask on one token, and an ask left open by a fault before stays open.

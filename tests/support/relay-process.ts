@@ -55,6 +55,13 @@ export async function freshDatabase(): Promise<string> {
   return server.createDatabase(name, await migratedTemplate(server.url("postgres")));
 }
 
+/** A new database with nothing in it on the server `admin` points at, for relays that migrate it themselves (tests/support/replicas.ts). */
+export async function emptyDatabase(admin: string): Promise<string> {
+  const name = `empty_${process.pid}_${++databases}`;
+  await createDatabaseVia(admin, name);
+  return databaseAt(admin, name);
+}
+
 async function createDatabaseVia(admin: string, name: string, from?: string): Promise<void> {
   const sql = postgres(admin, { max: 1, onnotice: () => {} });
   try {

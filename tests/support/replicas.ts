@@ -9,7 +9,7 @@ import { Agent } from "./agent.ts";
 import { HaProxy } from "./haproxy.ts";
 import { Person } from "./person.ts";
 import { PostgresServer } from "./postgres.ts";
-import { freePort, RelayProcess } from "./relay-process.ts";
+import { emptyDatabase, freePort, RelayProcess } from "./relay-process.ts";
 import { assertNoInternalErrors } from "./scene.ts";
 import { TcpProxy } from "./tcp-proxy.ts";
 
@@ -24,6 +24,12 @@ export interface ReplicasOptions {
   store?: "postgres" | "sqlite";
   /** The replicas reach PostgreSQL through a TCP proxy the test can cut (`r.proxy`), as a network fault would. */
   throughProxy?: boolean;
+  /**
+   * A PostgreSQL server of the test's own (`r.postgres`), for a test that stops or kills it.
+   * Otherwise the replicas share a new, empty database on the run's server when `tests/run.ts`
+   * started one: starting a server takes a second and an initdb.
+   */
+  ownServer?: boolean;
 }
 
 /** The address HAProxy connects to the replicas from, which they trust for X-Forwarded-For. */
@@ -41,15 +47,17 @@ export class Replicas {
   /** Starts PostgreSQL, `count` replicas on one database, and HAProxy in front of them. */
   static async start(count: number, opts: ReplicasOptions = {}): Promise<Replicas> {
     const store = opts.store ?? "postgres";
-    const postgres = store === "postgres" ? await new PostgresServer().start() : undefined;
+    const shared = store === "postgres" && !opts.ownServer ? process.env.LOOPBACK_TEST_PG : undefined;
+    const postgres = store === "postgres" && !shared ? await new PostgresServer().start() : undefined;
     let relays: RelayProcess[] = [];
     let balancer: HaProxy | undefined;
     let proxy: TcpProxy | undefined;
     try {
-      let databaseUrl = postgres?.createDatabase("loopback");
-      if (opts.throughProxy && postgres && databaseUrl) {
-        proxy = await new TcpProxy({ host: "127.0.0.1", port: postgres.port }).start();
-        databaseUrl = databaseUrl.replace(`:${postgres.port}/`, `:${proxy.port}/`);
+      let databaseUrl = shared ? await emptyDatabase(shared) : postgres?.createDatabase("loopback");
+      if (opts.throughProxy && databaseUrl) {
+        const port = Number(new URL(databaseUrl).port);
+        proxy = await new TcpProxy({ host: "127.0.0.1", port }).start();
+        databaseUrl = databaseUrl.replace(`:${port}/`, `:${proxy.port}/`);
       }
       const balancerPort = await freePort();
       const env = {
