@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Running } from "./server.ts";
+import { SHIPPED, type Shipped } from "./shipped.ts";
 
 /** Set in the next process's environment: it takes over from a running relay. */
 const TAKES_OVER = "LOOPBACK_TAKES_OVER";
@@ -62,6 +63,15 @@ export function leaving(dataDir: string | undefined): void {
 }
 
 /**
+ * The command that started this process, to start the next one with. A single executable's argv
+ * names `bun` and the script inside it (`/$bunfs/root/…`), neither of which is a program on the
+ * machine: it is started by its own path with the arguments after those two.
+ */
+export function sameCommand(argv: string[] = process.argv, execPath = process.execPath, shipped: Shipped = SHIPPED): string[] {
+  return [execPath, ...argv.slice(shipped === "binary" ? 2 : 1)];
+}
+
+/**
  * On SIGHUP: starts the next process (the same program, arguments and environment) and, once it
  * listens, stops listening, hands over, lets go of the store and exits. A next process that fails to
  * start leaves this one serving.
@@ -72,26 +82,35 @@ export function restartOnSignal(running: Running, dataDir: string | undefined): 
     if (restarting) return;
     restarting = true;
     console.log("Planned restart: starting the next process on the same port…");
-    const next = Bun.spawn(process.argv, {
-      env: { ...process.env, [TAKES_OVER]: String(process.pid) },
-      stdio: ["ignore", "inherit", "inherit"],
-      ipc: (message) => {
-        if (message !== "listening") return;
-        void (async () => {
-          running.stopListening();
-          await running.stop();
-          next.send("let-go");
-          next.unref();
-          console.log(`Planned restart: handed over to process ${next.pid}.`);
-          process.exit(0);
-        })();
-      },
-    });
-    void next.exited.then((code) => {
-      if (!restarting) return;
+    const servesOn = (why: string) => {
       restarting = false;
-      console.error(`Planned restart: the next process exited (${code}) before it listened; this one serves on.`);
+      console.error(`Planned restart: ${why}; this one serves on.`);
       if (dataDir) writeFileSync(pidFile(dataDir), `${process.pid}\n`);
+    };
+    let next: ReturnType<typeof Bun.spawn>;
+    try {
+      next = Bun.spawn(sameCommand(), {
+        env: { ...process.env, [TAKES_OVER]: String(process.pid) },
+        stdio: ["ignore", "inherit", "inherit"],
+        ipc: (message) => {
+          if (message !== "listening") return;
+          void (async () => {
+            running.stopListening();
+            await running.stop();
+            next.send("let-go");
+            next.unref();
+            console.log(`Planned restart: handed over to process ${next.pid}.`);
+            process.exit(0);
+          })();
+        },
+      });
+    } catch (e) {
+      // Thrown out of a signal handler, it would end the relay the restart was to keep serving.
+      servesOn(`the next process could not start (${(e as Error).message})`);
+      return;
+    }
+    void next.exited.then((code) => {
+      if (restarting) servesOn(`the next process exited (${code}) before it listened`);
     });
   });
 }

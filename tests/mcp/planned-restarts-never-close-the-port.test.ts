@@ -13,11 +13,10 @@ import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Ask } from "@loopback/shared/generated/types";
 import { Person } from "../support/person.ts";
-import { freePort, freshDatabase, TEST_STORE } from "../support/relay-process.ts";
+import { freePort, freshDatabase, RELAY_COMMAND, TEST_STORE } from "../support/relay-process.ts";
 import { toolReply, until } from "./mcp-scene.ts";
 import { CLIENTS, type ClientKind } from "./raw-client.ts";
 
-const CLI = join(import.meta.dir, "../../relay/src/cli.ts");
 const CLIENTS_SCRIPT = join(import.meta.dir, "clients-across-a-restart.ts");
 const PER_CLIENT = Number(process.env.PLANNED_RESTART_CALLS ?? 200);
 const KINDS = Object.keys(CLIENTS) as ClientKind[];
@@ -36,7 +35,7 @@ let servingPid = 0;
 const now = () => performance.timeOrigin + performance.now();
 
 function cli(args: string[]) {
-  const proc = Bun.spawnSync([process.execPath, CLI, ...args], { env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawnSync([...RELAY_COMMAND, ...args], { env, stdout: "pipe", stderr: "pipe" });
   if (proc.exitCode !== 0) throw new Error(`loopback ${args.join(" ")} failed: ${proc.stderr}`);
   return proc.stdout.toString().trim();
 }
@@ -46,7 +45,7 @@ const answers = () => fetch(`${url}/api/v1/whoami`).then(() => true, () => false
 
 /** Starts `loopback serve`; when it first answered, looking every 10 ms. */
 async function serve(): Promise<number> {
-  const proc = Bun.spawn([process.execPath, CLI, "serve"], { env, stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([...RELAY_COMMAND, "serve"], { env, stdout: "pipe", stderr: "pipe" });
   for (const stream of [proc.stdout, proc.stderr]) void (async () => { for await (const chunk of stream as ReadableStream<Uint8Array>) log += new TextDecoder().decode(chunk); })();
   await until(answers, "the relay answers", 15_000, 10).catch((e: Error) => {
     throw new Error(`${e.message}:\n${log}`);

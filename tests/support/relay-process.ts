@@ -19,7 +19,7 @@ const CLI = join(ROOT, "relay/src/cli.ts");
  * `LOOPBACK_TEST_RELAY` names it, from the single executable `tests/run.ts` has just built from
  * the same source (the one people install; a start takes half the processor time).
  */
-const RELAY_COMMAND = process.env.LOOPBACK_TEST_RELAY ? [process.env.LOOPBACK_TEST_RELAY] : [process.execPath, CLI];
+export const RELAY_COMMAND = process.env.LOOPBACK_TEST_RELAY ? [process.env.LOOPBACK_TEST_RELAY] : [process.execPath, CLI];
 
 export const TEST_STORE: "sqlite" | "postgres" = process.env.LOOPBACK_TEST_STORE === "postgres" ? "postgres" : "sqlite";
 
