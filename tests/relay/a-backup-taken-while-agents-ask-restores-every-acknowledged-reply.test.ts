@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "../support/agent.ts";
 import { Person } from "../support/person.ts";
-import { RelayProcess } from "../support/relay-process.ts";
+import { RELAY_COMMAND, RelayProcess } from "../support/relay-process.ts";
 import { newProject, readAsk, scene, until, type BareScene } from "../support/scene.ts";
 import { question } from "./open-ask.ts";
 
@@ -40,7 +40,7 @@ test("a backup taken while agents ask and the person replies restores every repl
   await until(() => acknowledged.length >= 6, "six replies are acknowledged", 30_000);
   const file = join(scratch, "loopback-backup.sqlite");
   backupStarted = performance.now();
-  const backup = Bun.spawn([process.execPath, join(import.meta.dir, "../../relay/src/cli.ts"), "backup", file], {
+  const backup = Bun.spawn([...RELAY_COMMAND, "backup", file], {
     env: { ...process.env, LOOPBACK_DATA: s.relay.dataDir },
     stdout: "pipe",
     stderr: "pipe",

@@ -2,9 +2,8 @@
 // second relay someone starts on the same port by mistake (another data directory or database, the
 // same user) must not take half the connections: it refuses to start and says why, on either store.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { join } from "node:path";
 import { Person } from "../support/person.ts";
-import { freshDatabase, RelayProcess, ROOT, TEST_STORE } from "../support/relay-process.ts";
+import { freshDatabase, RELAY_COMMAND, RelayProcess, TEST_STORE } from "../support/relay-process.ts";
 
 let first: RelayProcess;
 let token: string;
@@ -17,7 +16,7 @@ afterAll(() => first.stop());
 test("a second relay on a running relay's port refuses to start, says why, and the first still answers", async () => {
   const second = new RelayProcess();
   const database = TEST_STORE === "postgres" ? { LOOPBACK_DATABASE_URL: await freshDatabase() } : {};
-  const proc = Bun.spawn([process.execPath, join(ROOT, "relay/src/cli.ts"), "serve"], {
+  const proc = Bun.spawn([...RELAY_COMMAND, "serve"], {
     env: { ...process.env, LOOPBACK_DATA: second.dataDir, LOOPBACK_HOST: "127.0.0.1", LOOPBACK_PORT: String(first.port), LOOPBACK_FIRST_PERSON: "first", LOOPBACK_WEB_BUILD: "off", ...database },
     stdout: "pipe",
     stderr: "pipe",
