@@ -158,7 +158,7 @@ function jobsOf(step: Step): Job[] {
   }));
 }
 
-async function run(job: Job): Promise<{ passed: number; failed: number; ok: boolean }> {
+async function run(job: Job, lane = 0): Promise<{ passed: number; failed: number; ok: boolean }> {
   const started = Date.now();
   console.log(`▶ ${job.label}`);
   // Bun's fetch resets connections past its per-host limit under `bun test` (seen with a few dozen
@@ -168,6 +168,8 @@ async function run(job: Job): Promise<{ passed: number; failed: number; ok: bool
     BUN_CONFIG_MAX_HTTP_REQUESTS: process.env.BUN_CONFIG_MAX_HTTP_REQUESTS ?? "16384",
     // Built once, before the pool starts.
     LOOPBACK_E2E_SKIP_BUILD: "1",
+    // Each lane picks its servers' ports from a part of the range of its own (support/relay-process.ts `freePort`).
+    LOOPBACK_TEST_PORTS: `${lane}/${JOBS + 1}`,
     ...job.step.env,
   };
   const proc = Bun.spawn(job.cmd, { cwd: ROOT, stdout: "pipe", stderr: "pipe", env });
@@ -212,10 +214,10 @@ let cpuSeconds = 0;
 /** Runs the jobs, `JOBS` at a time, the heaviest first. */
 async function pool(jobs: Job[], each: (job: Job, r: { passed: number; failed: number; ok: boolean }) => void): Promise<void> {
   const queue = [...jobs].sort((a, b) => b.weight - a.weight);
-  const lane = async () => {
-    for (let job = queue.shift(); job; job = queue.shift()) each(job, await run(job));
+  const lane = async (i: number) => {
+    for (let job = queue.shift(); job; job = queue.shift()) each(job, await run(job, i));
   };
-  await Promise.all(Array.from({ length: Math.max(1, JOBS) }, lane));
+  await Promise.all(Array.from({ length: Math.max(1, JOBS) }, (_, i) => lane(i)));
 }
 
 // One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
@@ -248,6 +250,8 @@ try {
     // chosen steps builds nothing, and runs the source.
     if (built.ok) process.env.LOOPBACK_TEST_RELAY = join(ROOT, "dist/loopback");
   }
+  // The run's own servers (PostgreSQL) take the last part of the test ports; each lane has one of the others.
+  process.env.LOOPBACK_TEST_PORTS = `${JOBS}/${JOBS + 1}`;
   if (chosen.some(needsPostgres)) {
     pg = await new PostgresServer().start();
     process.env.LOOPBACK_TEST_PG = pg.url("postgres");

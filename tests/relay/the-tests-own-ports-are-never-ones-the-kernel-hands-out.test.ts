@@ -12,3 +12,19 @@ test("freePort gives distinct ports below the kernel's ephemeral range, each fre
   expect(ports.filter((p) => p >= ephemeralFrom! || p < 1024)).toEqual([]);
   for (const port of ports) Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
 });
+
+test("each run side by side picks its ports from a part of the range no other run picks from", async () => {
+  const picks = async (part: string) => {
+    const before = process.env.LOOPBACK_TEST_PORTS;
+    process.env.LOOPBACK_TEST_PORTS = part;
+    try {
+      return await Promise.all(Array.from({ length: 50 }, () => freePort()));
+    } finally {
+      if (before === undefined) delete process.env.LOOPBACK_TEST_PORTS;
+      else process.env.LOOPBACK_TEST_PORTS = before;
+    }
+  };
+  const [first, second] = [await picks("0/4"), await picks("1/4")];
+  // Every port of the first part lies below every port of the second.
+  expect(Math.max(...first)).toBeLessThan(Math.min(...second));
+});

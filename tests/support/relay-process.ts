@@ -283,8 +283,9 @@ async function collect(stream: ReadableStream<Uint8Array>, into: (s: string) => 
  * among some 12,000 and never twice in one process.
  */
 export async function freePort(): Promise<number> {
+  const [from, to] = pickRange();
   for (;;) {
-    const port = PORTS_FROM + Math.floor(Math.random() * (EPHEMERAL_FROM - PORTS_FROM));
+    const port = from + Math.floor(Math.random() * (to - from));
     if (given.has(port)) continue;
     try {
       Bun.listen({ hostname: "127.0.0.1", port, socket: { data() {} } }).stop(true);
@@ -307,3 +308,19 @@ const EPHEMERAL_FROM = (() => {
 /** The lowest port handed out: above the well-known and the usual services' ports. */
 const PORTS_FROM = Math.min(20_000, EPHEMERAL_FROM - 4_096);
 const given = new Set<number>();
+
+/**
+ * The part of the range this process picks from. `tests/run.ts` gives each run it has going side by
+ * side a part of its own (`LOOPBACK_TEST_PORTS=i/n`, the i-th of n), and keeps the last for itself:
+ * two processes may otherwise pick the same port between one's check and its server's bind, and a
+ * relay binds with SO_REUSEPORT (its planned restart needs it), so two relays of two test files
+ * would share the port silently, each answering some of the other's requests (a 401 for a token
+ * the other relay never minted, seen once on the replicas).
+ */
+function pickRange(): [number, number] {
+  const part = /^(\d+)\/(\d+)$/.exec(process.env.LOOPBACK_TEST_PORTS ?? "");
+  if (!part) return [PORTS_FROM, EPHEMERAL_FROM];
+  const [i, n] = [Number(part[1]), Number(part[2])];
+  const size = Math.floor((EPHEMERAL_FROM - PORTS_FROM) / n);
+  return [PORTS_FROM + i * size, PORTS_FROM + (i + 1) * size];
+}
