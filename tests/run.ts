@@ -54,7 +54,7 @@ const SQLITE_ONLY = new Set([
 /**
  * Tests of what never reaches the store (HTTP and MCP transport, origins, headers, discovery, static
  * files, the tools' listing, the test ports): a store under them changes nothing they prove, so the
- * PostgreSQL pass leaves them out too. Each starts a relay and takes its time for nothing there.
+ * PostgreSQL pass leaves them out too: there, each would start a relay on a database it never uses.
  */
 const STORE_BLIND = new Set([
   "tests/hostile/a-stalled-request-is-closed.test.ts",

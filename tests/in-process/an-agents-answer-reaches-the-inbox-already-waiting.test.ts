@@ -1,8 +1,8 @@
 // The inbox's `waiting` across an agent's answer: the call that answers a follow-up or a briefing
 // waits on the person's next turn, so the frame that gives the person the turn must already say an
-// agent waits. Before, the call followed the ask only after its commit (and a read and a write of its
-// own), so an inbox showed the person's turn with nobody waiting, then flipped. `waiting` is the
-// relay's memory, not the store's: SQLite alone.
+// agent waits. The call follows the ask only after its commit and a read and a write of its own, so
+// the ask is held `waiting` from before the commit; otherwise an inbox would show the person's turn
+// with nobody waiting, then a flip. `waiting` is the relay's memory, not the store's: SQLite alone.
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { ServerEvent } from "@loopback/shared/generated/types";
 import { briefingInput, newProject, openedAsk, questionInput, running, toolReply } from "../mcp/mcp-scene.ts";

@@ -43,19 +43,13 @@ function databaseAt(url: string, name: string): string {
  * (tests/storage, tests/support/replicas.ts, tests/ship).
  */
 export async function freshDatabase(): Promise<string> {
+  const admin = process.env.LOOPBACK_TEST_PG ?? (await (testServer ??= new PostgresServer().start())).url("postgres");
   const name = `relay_${process.pid}_${++databases}`;
-  const shared = process.env.LOOPBACK_TEST_PG;
-  if (shared) {
-    const from = await migratedTemplate(shared);
-    await createDatabaseVia(shared, name, from);
-    return databaseAt(shared, name);
-  }
-  testServer ??= new PostgresServer().start();
-  const server = await testServer;
-  return server.createDatabase(name, await migratedTemplate(server.url("postgres")));
+  await createDatabaseVia(admin, name, await migratedTemplate(admin));
+  return databaseAt(admin, name);
 }
 
-/** A new database with nothing in it on the server `admin` points at, for relays that migrate it themselves (tests/support/replicas.ts). */
+/** A new database with nothing in it on the server `admin` (a URL of its `postgres` database) points at, for relays that migrate it themselves (tests/support/replicas.ts). */
 export async function emptyDatabase(admin: string): Promise<string> {
   const name = `empty_${process.pid}_${++databases}`;
   await createDatabaseVia(admin, name);
@@ -279,8 +273,8 @@ async function collect(stream: ReadableStream<Uint8Array>, into: (s: string) => 
  * ephemeral range (ip_local_port_range), never from it: the kernel hands those out to every
  * outgoing connection and every bind to port 0, and a port freed here was taken by a relay's or a
  * client's connection before the server bound it (PostgreSQL's "Address already in use" in a full
- * run). Below the range only another caller of this function may pick the same port, at random
- * among some 12,000 and never twice in one process.
+ * run). Below the range only another caller of this function may pick the same port: never twice in
+ * one process, and never one of another run `tests/run.ts` has going side by side (`pickRange`).
  */
 export async function freePort(): Promise<number> {
   const [from, to] = pickRange();

@@ -53,7 +53,8 @@ export class Replicas {
     let balancer: HaProxy | undefined;
     let proxy: TcpProxy | undefined;
     try {
-      let databaseUrl = shared ? await emptyDatabase(shared) : postgres?.createDatabase("loopback");
+      const admin = shared ?? postgres?.url("postgres");
+      let databaseUrl = admin && (await emptyDatabase(admin));
       if (opts.throughProxy && databaseUrl) {
         const port = Number(new URL(databaseUrl).port);
         proxy = await new TcpProxy({ host: "127.0.0.1", port }).start();
