@@ -170,6 +170,36 @@ test("a change whose read is slow still goes out before the next change of the s
   expect(a.frames.map(seen)).toEqual(["ask.opened 0 awaiting_human", "ask.updated 1 awaiting_agent"]);
 });
 
+test("a turn made here while an earlier change's read is still slow goes out after that change, the ask's opening first", async () => {
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  let first = true;
+  const slowFirst = {
+    get: async (id: string) => {
+      const stored = await store.asks.get(id);
+      if (first) {
+        first = false;
+        await finished;
+      }
+      return stored;
+    },
+  };
+  const [a, b] = [await replica(undefined, slowFirst), await replica()];
+  const askId = await question(b);
+  // The opening's notice is heard at once, but reading the ask to show it takes long; meanwhile the
+  // person asks why on the other replica and the agent answers on this one.
+  a.hear(await noticeOf(askId, 0));
+  await followUp(b, askId);
+  await answer(a, askId);
+  const early = a.frames.map(seen);
+  finish();
+  await shown(a);
+  expect({ early, all: a.frames.map(seen) }).toEqual({
+    early: [],
+    all: ["ask.opened 0 awaiting_human", "ask.updated 1 awaiting_agent", "ask.updated 2 awaiting_human"],
+  });
+});
+
 test("a notice heard after a later version was shown never brings the older one back", async () => {
   const [a, b] = [await replica(), await replica()];
   const askId = await question(b);

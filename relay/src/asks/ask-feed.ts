@@ -40,7 +40,7 @@ export interface ChangeSource {
 export class AskFeed {
   /** The newest version shown of each ask shown lately: the least recently shown is let go first. */
   #shown = new LRUCache<string, AskState>({ max: REMEMBERED });
-  /** Asks read to be shown, one after another per ask in the order their changes were heard. */
+  /** Asks read to be shown, one after another per ask in the order their changes were heard or made. */
   #reads = new Map<string, Promise<void>>();
   #elsewhere?: FollowersElsewhere;
   #listening?: { close(): Promise<void> };
@@ -72,11 +72,18 @@ export class AskFeed {
    * Returns the ask as shown.
    */
   committed(spaceId: string, before: VersionedAsk, after: Ask, left?: VersionedAsk): Ask {
-    if ((this.#shown.peek(before.ask.id)?.version ?? -1) < before.version) {
-      this.#show(spaceId, before.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(before.ask), before.version);
-    }
     const shown = this.waiting.withWaiting(after);
-    this.#show(spaceId, "ask.updated", shown, before.version + 1);
+    const show = () => {
+      if ((this.#shown.peek(before.ask.id)?.version ?? -1) < before.version) {
+        this.#show(spaceId, before.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(before.ask), before.version);
+      }
+      this.#show(spaceId, "ask.updated", shown, before.version + 1);
+    };
+    // An earlier change of the ask still being read (another replica's, heard before this one was
+    // made) goes out first: shown after this one, it would be dropped as older, and an inbox could
+    // miss the ask's opening.
+    if (this.#reads.has(after.id)) this.#then(after.id, async () => show());
+    else show();
     this.waiting.wake(after.id, left);
     return shown;
   }
@@ -166,14 +173,19 @@ export class AskFeed {
    * may hold later turns, whose own changes come next), or as it now is.
    */
   #read(askId: string, asOf?: AskChange): void {
+    this.#then(askId, async () => {
+      const stored = await this.asks.get(askId);
+      if (!stored) return;
+      if (asOf) this.#show(stored.spaceId, asOf.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(askAsOf(stored.ask, asOf)), asOf.version);
+      else this.#showAgain(stored.spaceId, this.waiting.withWaiting(stored.ask), stored.version);
+    });
+  }
+
+  /** Runs `work` on an ask after everything queued before it for the same ask. */
+  #then(askId: string, work: () => Promise<void>): void {
     const previous = this.#reads.get(askId) ?? Promise.resolve();
     const next = previous
-      .then(async () => {
-        const stored = await this.asks.get(askId);
-        if (!stored) return;
-        if (asOf) this.#show(stored.spaceId, asOf.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(askAsOf(stored.ask, asOf)), asOf.version);
-        else this.#showAgain(stored.spaceId, this.waiting.withWaiting(stored.ask), stored.version);
-      })
+      .then(work)
       // With the database away the frame is lost here; the inboxes are sent their space afresh once it is back.
       .catch((e) => void (isDatabaseAway(e) || log("asks").warn("could not read ask {askId} to show its change", { askId, error: e })))
       .finally(() => {
