@@ -4,10 +4,12 @@
 // load, then runs the steps a
 // few at a time (their larger suites split by file) and ends with one line: "N passed, N failed".
 // `bun tests/run.ts relay mcp` runs only the steps whose names start so.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { LIBFAKETIME } from "./support/libfaketime.ts";
 import { PostgresServer } from "./support/postgres.ts";
+import { EXTENSION_DIR, INSTALLED_PROFILE_ENV, installedProfile } from "./browser/harness/browser.ts";
 
 const ROOT = resolve(import.meta.dir, "..");
 const CHROMIUM = process.env.LOOPBACK_CHROMIUM ?? "/usr/bin/chromium";
@@ -225,6 +227,11 @@ async function pool(jobs: Job[], each: (job: Job, r: { passed: number; failed: n
 let pg: PostgresServer | undefined;
 const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("in-process") || step.name.startsWith("bench") || step.name.startsWith("ship");
 
+// One Chromium profile with the extension installed and allowed to reach the relays, made once: every
+// side panel's browser starts from a copy of it (harness/browser.ts `installedProfile`).
+const needsChromium = (step: Step) => step.name.startsWith("browser") || step.name.startsWith("bench");
+let profileDir: string | undefined;
+
 let passed = 0;
 let failed = 0;
 const broken: string[] = [];
@@ -256,10 +263,19 @@ try {
     pg = await new PostgresServer().start();
     process.env.LOOPBACK_TEST_PG = pg.url("postgres");
   }
+  if (chosen.some(needsChromium) && existsSync(join(EXTENSION_DIR, "manifest.json")) && existsSync(CHROMIUM)) {
+    profileDir = mkdtempSync(join(tmpdir(), "loopback-chromium-installed-"));
+    // Without it each browser makes its own profile, as a test file run alone does.
+    await installedProfile(profileDir).then(
+      () => (process.env[INSTALLED_PROFILE_ENV] = profileDir),
+      (e) => console.log(`No installed Chromium profile to copy (${String(e)}): each browser installs the extension itself.`),
+    );
+  }
   console.log(`${chosen.length} steps, ${JOBS} runs at a time (LOOPBACK_TEST_JOBS)`);
   await pool(chosen.flatMap(jobsOf), tally);
 } finally {
   pg?.stop();
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 }
 if (recaps.length) console.log(`\nWhat failed:\n${recaps.join("\n")}`);
 console.log(`\n${broken.length ? `Failed steps: ${broken.join("; ")}` : "Every step passed"} in ${Math.round((Date.now() - started) / 1000)} s (${cpuSeconds} s of processor).`);
