@@ -158,10 +158,15 @@ export class TestBrowser {
     await admin.close();
   }
 
-  /** Connects the extension to a relay through its options page, as a person does, and closes the page. */
+  /**
+   * Connects the extension to a relay through its options page, as a person does, and closes the
+   * page: the one the install opened, when it is still open.
+   */
   async connect(relayUrl: string, token: string): Promise<void> {
     if (!this.#hostAllowed) await this.allowHost(relayUrl);
-    const options = await this.page("options.html", { width: 800, height: 700 });
+    const opened = this.context.pages().find((p) => p.url().startsWith(this.url("options.html")));
+    await opened?.setViewportSize({ width: 800, height: 700 });
+    const options = opened ?? (await this.page("options.html", { width: 800, height: 700 }));
     await options.fill("#relay", relayUrl);
     await options.fill("#token", token);
     await options.click("text=Save and connect");
