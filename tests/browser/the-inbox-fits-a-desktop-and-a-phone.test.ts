@@ -11,7 +11,7 @@ import type { Page } from "playwright-core";
 import { Person } from "../support/person.ts";
 import { ROOT, RelayProcess } from "../support/relay-process.ts";
 import { TestAgent } from "./harness/agent";
-import { TestBrowser, ensureBuilt } from "./harness/browser";
+import { TestBrowser, ensureBuilt, openWebInbox } from "./harness/browser";
 import { TITLES, sendRealisticAsks, titleOf, type Kind } from "./harness/realistic-asks";
 import { STEP_MS } from "./harness/timeouts";
 
@@ -32,10 +32,7 @@ const ids = {} as Record<Kind, string>;
 async function signedIn(browser: TestBrowser, size: { width: number; height: number }): Promise<Page> {
   const page = await browser.context.newPage();
   await page.setViewportSize(size);
-  await page.goto(`${relay.url}/inbox/`);
-  await page.evaluate((token) => localStorage.setItem("loopback.token", token), personToken);
-  await page.reload();
-  await page.locator("[data-connection=live]").waitFor({ timeout: STEP_MS });
+  await openWebInbox(page, relay.url);
   return page;
 }
 
@@ -89,8 +86,9 @@ describe("the inbox fits a desktop and a phone", () => {
       }
       await Bun.sleep(50);
     }
-    desktop = await TestBrowser.plain();
-    phone = await TestBrowser.plain({ hasTouch: true, isMobile: true, viewport: PHONE });
+    const signedIn = { relayUrl: relay.url, token: personToken };
+    desktop = await TestBrowser.plain({ signedIn });
+    phone = await TestBrowser.plain({ hasTouch: true, isMobile: true, viewport: PHONE, signedIn });
   }, 120_000);
 
   afterAll(async () => {
