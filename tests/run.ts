@@ -225,7 +225,7 @@ async function pool(jobs: Job[], each: (job: Job, r: { passed: number; failed: n
 // One PostgreSQL server for every step that runs relays on PostgreSQL, stopped when the run ends
 // (`bun test` runs no exit handlers, so a server a test process starts would outlive it).
 let pg: PostgresServer | undefined;
-const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("replicas") || step.name.startsWith("in-process") || step.name.startsWith("bench") || step.name.startsWith("ship");
+const needsPostgres = (step: Step) => step.env === POSTGRES || step.name.startsWith("storage") || step.name.startsWith("replicas") || step.name.startsWith("in-process") || step.name.startsWith("bench") || step.name.startsWith("ship");
 
 // One Chromium profile with the extension installed and allowed to reach the relays, made once: every
 // side panel's browser starts from a copy of it (harness/browser.ts `installedProfile`).

@@ -1,15 +1,11 @@
 // LOOPBACK_DATABASE_URL puts the relay, and its token command, on PostgreSQL instead of the SQLite
 // file: nothing is written to the data directory, and a URL the relay cannot reach stops it at once
 // with what is wrong.
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configFromEnv } from "../../relay/src/config.ts";
-import { PostgresServer } from "../support/postgres.ts";
-import { RelayProcess } from "../support/relay-process.ts";
-
-const pg = await new PostgresServer().start();
-afterAll(() => pg.stop());
+import { emptyDatabase, RelayProcess, testPostgres } from "../support/relay-process.ts";
 
 test("a postgres:// or postgresql:// URL is read; none, or an empty one, means the SQLite file", () => {
   expect(configFromEnv({}).databaseUrl).toBeNull();
@@ -26,7 +22,7 @@ test("a URL of another database, not a URL at all, or one without a database is 
 });
 
 test("with a database URL the relay and its token command keep everything in PostgreSQL and nothing in the data directory", async () => {
-  const url = pg.createDatabase("on_postgres");
+  const url = await emptyDatabase(await testPostgres());
   const relay = new RelayProcess({ env: { LOOPBACK_DATABASE_URL: url } });
   try {
     await relay.start();

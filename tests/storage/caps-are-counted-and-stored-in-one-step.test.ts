@@ -11,7 +11,7 @@ import { Stores } from "../support/stores.ts";
 
 const stores = new Stores();
 // PostgreSQL takes seconds to start: before the tests, not in the first one's time.
-beforeAll(() => stores.server(), 60_000);
+beforeAll(() => stores.admin(), 60_000);
 afterAll(() => stores.dispose());
 
 const CAP = 5;

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { openPgStore } from "../../relay/src/storage/postgres/store.ts";
-import { ROOT } from "../support/relay-process.ts";
+import { emptyDatabase, ROOT } from "../support/relay-process.ts";
 import { Stores } from "../support/stores.ts";
 
 const stores = new Stores();
@@ -14,7 +14,7 @@ afterAll(() => stores.dispose());
 const journal = JSON.parse(readFileSync(join(ROOT, "relay/src/storage/postgres/pg-migrations/meta/_journal.json"), "utf8")) as { entries: unknown[] };
 
 test("three replicas starting together on an empty database apply each migration once and all serve it", async () => {
-  const url = (await stores.server()).createDatabase("empty");
+  const url = await emptyDatabase(await stores.admin());
   const replicas = await Promise.all([openPgStore(url), openPgStore(url), openPgStore(url)]);
   const admin = postgres(url, { max: 1 });
   try {
@@ -33,6 +33,6 @@ test("three replicas starting together on an empty database apply each migration
 });
 
 test("a database that cannot be reached is refused with the driver's reason, and nothing is left open", async () => {
-  const server = await stores.server();
-  await expect(openPgStore(`postgres://postgres@127.0.0.1:${server.port}/no_such_database`)).rejects.toThrow(/no_such_database/);
+  const port = new URL(await stores.admin()).port;
+  await expect(openPgStore(`postgres://postgres@127.0.0.1:${port}/no_such_database`)).rejects.toThrow(/no_such_database/);
 });

@@ -43,16 +43,30 @@ function databaseAt(url: string, name: string): string {
  * (tests/storage, tests/support/replicas.ts, tests/ship).
  */
 export async function freshDatabase(): Promise<string> {
-  const admin = process.env.LOOPBACK_TEST_PG ?? (await (testServer ??= new PostgresServer().start())).url("postgres");
+  const admin = await testPostgres();
   const name = `relay_${process.pid}_${++databases}`;
   await createDatabaseVia(admin, name, await migratedTemplate(admin));
   return databaseAt(admin, name);
+}
+
+/**
+ * The URL of the `postgres` database of the server this test process makes its databases on: the
+ * run's (`LOOPBACK_TEST_PG`), else one it starts on first use.
+ */
+export async function testPostgres(): Promise<string> {
+  return process.env.LOOPBACK_TEST_PG ?? (await (testServer ??= new PostgresServer().start())).url("postgres");
 }
 
 /** A new database with nothing in it on the server `admin` (a URL of its `postgres` database) points at, for relays that migrate it themselves (tests/support/replicas.ts). */
 export async function emptyDatabase(admin: string): Promise<string> {
   const name = `empty_${process.pid}_${++databases}`;
   await createDatabaseVia(admin, name);
+  return databaseAt(admin, name);
+}
+
+/** A new database `name` (a copy of `from`, or empty) on the server `admin` points at: its URL. */
+export async function databaseOn(admin: string, name: string, from?: string): Promise<string> {
+  await createDatabaseVia(admin, name, from);
   return databaseAt(admin, name);
 }
 

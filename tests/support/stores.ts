@@ -1,12 +1,13 @@
 // Both stores for one storage suite: the SQLite file and a PostgreSQL database, each fresh per test.
-// One PostgreSQL server per test file (it takes seconds to start), a new database on it per store.
+// The databases are made on the run's PostgreSQL server (or the test process's own, started once:
+// tests/support/relay-process.ts `testPostgres`), a new one per store.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPgStore } from "../../relay/src/storage/postgres/store.ts";
 import { openSqliteStore } from "../../relay/src/storage/sqlite/store.ts";
 import type { Store } from "../../relay/src/storage/store.ts";
-import { PostgresServer } from "./postgres.ts";
+import { databaseOn, testPostgres } from "./relay-process.ts";
 
 export interface Fresh {
   /** A store on a new, empty database. */
@@ -22,11 +23,13 @@ export interface StoreKind {
   fresh(): Promise<Fresh>;
 }
 
+/** Databases this test process made, and the migrated one each copies: every file's `Stores` shares them (one server, one namespace). */
+let databases = 0;
+let migrated: Promise<string> | undefined;
+
 export class Stores {
-  #pg?: Promise<PostgresServer>;
   #open: Store[] = [];
   #dirs: string[] = [];
-  #databases = 0;
 
   /** Each kind, as `[name, kind]` rows for `describe.each`. */
   get table(): [string, StoreKind][] {
@@ -49,28 +52,25 @@ export class Stores {
   readonly postgres: StoreKind = {
     name: "postgres",
     fresh: async () => {
-      const url = (await this.server()).createDatabase(`store_${++this.#databases}`, await this.#template());
+      const url = await databaseOn(await this.admin(), `store_${process.pid}_${++databases}`, await this.#template());
       const open = async () => this.#keep(await openPgStore(url));
       return { store: await open(), another: open, url };
     },
   };
 
-  #migrated?: Promise<string>;
-
   /** A database the store has migrated, copied for each fresh one. */
   #template(): Promise<string> {
-    this.#migrated ??= (async () => {
-      const url = (await this.server()).createDatabase("migrated");
-      await (await openPgStore(url)).close();
-      return "migrated";
+    migrated ??= (async () => {
+      const name = `store_migrated_${process.pid}`;
+      await (await openPgStore(await databaseOn(await this.admin(), name))).close();
+      return name;
     })();
-    return this.#migrated;
+    return migrated;
   }
 
-  /** The file's PostgreSQL server, started on first use. */
-  server(): Promise<PostgresServer> {
-    this.#pg ??= new PostgresServer().start();
-    return this.#pg;
+  /** The URL of the `postgres` database of the server the stores' databases are made on. */
+  admin(): Promise<string> {
+    return testPostgres();
   }
 
   #keep(store: Store): Store {
@@ -80,7 +80,6 @@ export class Stores {
 
   async dispose(): Promise<void> {
     await Promise.allSettled(this.#open.map((s) => s.close()));
-    if (this.#pg) (await this.#pg).stop();
     for (const dir of this.#dirs) rmSync(dir, { recursive: true, force: true });
   }
 }
