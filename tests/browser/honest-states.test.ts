@@ -9,6 +9,7 @@ import { TestAgent } from "./harness/agent";
 import { TestBrowser, openWebInbox } from "./harness/browser";
 import { PanelScene } from "./harness/panel-scene";
 import { STEP_MS } from "./harness/timeouts";
+import { until } from "../support/scene.ts";
 
 const scene = new PanelScene();
 
@@ -74,12 +75,18 @@ describe("what the side panel says is true, and nothing written is lost", () => 
     await article.locator("[data-presence=outage]").waitFor({ timeout: STEP_MS });
     expect(await article.locator(".presence.live").count()).toBe(0);
     await article.locator("[data-outage]").waitFor({ timeout: STEP_MS });
-    // One notice, in the same words in both places.
-    const presence = article.locator("[data-presence=outage]", { hasText: "Can't reach the relay" });
-    await presence.waitFor({ timeout: STEP_MS });
-    const headline = (await presence.textContent())!.trim();
-    expect(headline).toBe("Can't reach the relay — reconnecting");
-    expect(await article.locator("[data-outage]").textContent()).toBe(`${headline}. A reply you send now is kept, and sent when it is back.`);
+    // One notice, in the same words in both places: both read at one instant, as the person sees
+    // them (the inbox keeps trying meanwhile, and says "Connecting to the relay" in both during a
+    // try: read one after the other, a try begun between the two reads made them differ).
+    const said = await until(
+      async () => {
+        const both = await article.evaluate((el) => [el.querySelector("[data-presence=outage]")?.textContent?.trim(), el.querySelector("[data-outage]")?.textContent]);
+        return both[0]?.startsWith("Can't reach the relay") && both;
+      },
+      "the ask says it cannot reach the relay",
+      STEP_MS,
+    );
+    expect(said).toEqual(["Can't reach the relay — reconnecting", "Can't reach the relay — reconnecting. A reply you send now is kept, and sent when it is back."]);
 
     await scene.panel.keyboard.press("2");
     await scene.panel.getByLabel("Your own words").fill("Wait for the morning shift.");
