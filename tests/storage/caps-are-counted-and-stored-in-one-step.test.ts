@@ -7,11 +7,12 @@ import { openAsk } from "@loopback/shared/ask-rules/index";
 import type { Caller } from "../../relay/src/auth/gate.ts";
 import { newId } from "../../relay/src/ids.ts";
 import type { Store } from "../../relay/src/storage/store.ts";
+import { testPostgres } from "../support/relay-process.ts";
 import { Stores } from "../support/stores.ts";
 
 const stores = new Stores();
 // PostgreSQL takes seconds to start: before the tests, not in the first one's time.
-beforeAll(() => stores.admin(), 60_000);
+beforeAll(() => testPostgres(), 60_000);
 afterAll(() => stores.dispose());
 
 const CAP = 5;

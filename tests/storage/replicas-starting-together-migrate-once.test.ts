@@ -1,20 +1,16 @@
 // Replicas of a rolling deploy start at the same moment on one database: the migrations are applied
 // once, under a lock, and every replica comes up on the same schema.
-import { afterAll, expect, test } from "bun:test";
+import { expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "postgres";
 import { openPgStore } from "../../relay/src/storage/postgres/store.ts";
-import { emptyDatabase, ROOT } from "../support/relay-process.ts";
-import { Stores } from "../support/stores.ts";
-
-const stores = new Stores();
-afterAll(() => stores.dispose());
+import { emptyDatabase, ROOT, testPostgres } from "../support/relay-process.ts";
 
 const journal = JSON.parse(readFileSync(join(ROOT, "relay/src/storage/postgres/pg-migrations/meta/_journal.json"), "utf8")) as { entries: unknown[] };
 
 test("three replicas starting together on an empty database apply each migration once and all serve it", async () => {
-  const url = await emptyDatabase(await stores.admin());
+  const url = await emptyDatabase(await testPostgres());
   const replicas = await Promise.all([openPgStore(url), openPgStore(url), openPgStore(url)]);
   const admin = postgres(url, { max: 1 });
   try {
@@ -33,6 +29,6 @@ test("three replicas starting together on an empty database apply each migration
 });
 
 test("a database that cannot be reached is refused with the driver's reason, and nothing is left open", async () => {
-  const port = new URL(await stores.admin()).port;
+  const port = new URL(await testPostgres()).port;
   await expect(openPgStore(`postgres://postgres@127.0.0.1:${port}/no_such_database`)).rejects.toThrow(/no_such_database/);
 });

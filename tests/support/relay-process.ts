@@ -44,9 +44,7 @@ function databaseAt(url: string, name: string): string {
  */
 export async function freshDatabase(): Promise<string> {
   const admin = await testPostgres();
-  const name = `relay_${process.pid}_${++databases}`;
-  await createDatabaseVia(admin, name, await migratedTemplate(admin));
-  return databaseAt(admin, name);
+  return newDatabase(admin, "relay", await migratedTemplate(admin));
 }
 
 /**
@@ -58,33 +56,31 @@ export async function testPostgres(): Promise<string> {
 }
 
 /** A new database with nothing in it on the server `admin` (a URL of its `postgres` database) points at, for relays that migrate it themselves (tests/support/replicas.ts). */
-export async function emptyDatabase(admin: string): Promise<string> {
-  const name = `empty_${process.pid}_${++databases}`;
-  await createDatabaseVia(admin, name);
-  return databaseAt(admin, name);
+export function emptyDatabase(admin: string): Promise<string> {
+  return newDatabase(admin, "empty");
 }
 
-/** A new database `name` (a copy of `from`, or empty) on the server `admin` points at: its URL. */
-export async function databaseOn(admin: string, name: string, from?: string): Promise<string> {
-  await createDatabaseVia(admin, name, from);
-  return databaseAt(admin, name);
+/** A database named for this process, new on the server `admin` points at (a copy of `from`, or empty): its URL. */
+function newDatabase(admin: string, kind: string, from?: string): Promise<string> {
+  return createDatabase(admin, `${kind}_${process.pid}_${++databases}`, from);
 }
 
-async function createDatabaseVia(admin: string, name: string, from?: string): Promise<void> {
+async function createDatabase(admin: string, name: string, from?: string): Promise<string> {
   const sql = postgres(admin, { max: 1, onnotice: () => {} });
   try {
     await sql.unsafe(`create database ${name}${from ? ` template ${from}` : ""}`);
   } finally {
     await sql.end({ timeout: 1 });
   }
+  return databaseAt(admin, name);
 }
 
 /** The database this test process copies for each relay: made once, and migrated by `loopback token list`, which opens the store as a relay does. */
 function migratedTemplate(admin: string): Promise<string> {
   template ??= (async () => {
     const name = `relay_template_${process.pid}`;
-    await createDatabaseVia(admin, name);
-    const listed = Bun.spawnSync([...RELAY_COMMAND, "token", "list"], { env: { ...process.env, LOOPBACK_DATABASE_URL: databaseAt(admin, name) }, stdout: "pipe", stderr: "pipe" });
+    const url = await createDatabase(admin, name);
+    const listed = Bun.spawnSync([...RELAY_COMMAND, "token", "list"], { env: { ...process.env, LOOPBACK_DATABASE_URL: url }, stdout: "pipe", stderr: "pipe" });
     if (listed.exitCode !== 0) throw new Error(`migrating the template database failed: ${listed.stderr.toString()}`);
     return name;
   })();

@@ -1,13 +1,13 @@
 // Both stores for one storage suite: the SQLite file and a PostgreSQL database, each fresh per test.
-// The databases are made on the run's PostgreSQL server (or the test process's own, started once:
-// tests/support/relay-process.ts `testPostgres`), a new one per store.
+// The databases are the relays' own (tests/support/relay-process.ts `freshDatabase`): migrated copies,
+// on the run's PostgreSQL server or the test process's own.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPgStore } from "../../relay/src/storage/postgres/store.ts";
 import { openSqliteStore } from "../../relay/src/storage/sqlite/store.ts";
 import type { Store } from "../../relay/src/storage/store.ts";
-import { databaseOn, testPostgres } from "./relay-process.ts";
+import { freshDatabase } from "./relay-process.ts";
 
 export interface Fresh {
   /** A store on a new, empty database. */
@@ -22,10 +22,6 @@ export interface StoreKind {
   name: "sqlite" | "postgres";
   fresh(): Promise<Fresh>;
 }
-
-/** Databases this test process made, and the migrated one each copies: every file's `Stores` shares them (one server, one namespace). */
-let databases = 0;
-let migrated: Promise<string> | undefined;
 
 export class Stores {
   #open: Store[] = [];
@@ -52,26 +48,11 @@ export class Stores {
   readonly postgres: StoreKind = {
     name: "postgres",
     fresh: async () => {
-      const url = await databaseOn(await this.admin(), `store_${process.pid}_${++databases}`, await this.#template());
+      const url = await freshDatabase();
       const open = async () => this.#keep(await openPgStore(url));
       return { store: await open(), another: open, url };
     },
   };
-
-  /** A database the store has migrated, copied for each fresh one. */
-  #template(): Promise<string> {
-    migrated ??= (async () => {
-      const name = `store_migrated_${process.pid}`;
-      await (await openPgStore(await databaseOn(await this.admin(), name))).close();
-      return name;
-    })();
-    return migrated;
-  }
-
-  /** The URL of the `postgres` database of the server the stores' databases are made on. */
-  admin(): Promise<string> {
-    return testPostgres();
-  }
 
   #keep(store: Store): Store {
     this.#open.push(store);
