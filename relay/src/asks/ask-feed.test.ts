@@ -142,12 +142,12 @@ test("other replicas' changes are shown in the order they were heard, each as it
   expect(a.frames.map(seen)).toEqual(["ask.opened 0 awaiting_human", "ask.updated 1 awaiting_agent", "ask.updated 2 awaiting_human"]);
 });
 
-test("a change whose read is slow still goes out before the next change of the same ask", async () => {
-  // The first read of the ask takes until the test lets it finish; later reads are answered at once.
+/** Reads of the file whose first takes until the test calls `finish`; later reads are answered at once. */
+function slowFirstRead(): { reads: Pick<AskRecords, "get">; finish: () => void } {
   let finish!: () => void;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   let first = true;
-  const slowFirst = {
+  const reads = {
     get: async (id: string) => {
       const stored = await store.asks.get(id);
       if (first) {
@@ -157,6 +157,11 @@ test("a change whose read is slow still goes out before the next change of the s
       return stored;
     },
   };
+  return { reads, finish };
+}
+
+test("a change whose read is slow still goes out before the next change of the same ask", async () => {
+  const { reads: slowFirst, finish } = slowFirstRead();
   const [a, b] = [await replica(undefined, slowFirst), await replica()];
   const askId = await question(b);
   const opening = await noticeOf(askId, 0);
@@ -171,19 +176,7 @@ test("a change whose read is slow still goes out before the next change of the s
 });
 
 test("a turn made here while an earlier change's read is still slow goes out after that change, the ask's opening first", async () => {
-  let finish!: () => void;
-  const finished = new Promise<void>((resolve) => (finish = resolve));
-  let first = true;
-  const slowFirst = {
-    get: async (id: string) => {
-      const stored = await store.asks.get(id);
-      if (first) {
-        first = false;
-        await finished;
-      }
-      return stored;
-    },
-  };
+  const { reads: slowFirst, finish } = slowFirstRead();
   const [a, b] = [await replica(undefined, slowFirst), await replica()];
   const askId = await question(b);
   // The opening's notice is heard at once, but reading the ask to show it takes long; meanwhile the
