@@ -4,8 +4,7 @@
 // load, then runs the steps a
 // few at a time (their larger suites split by file) and ends with one line: "N passed, N failed".
 // `bun tests/run.ts relay mcp` runs only the steps whose names start so.
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { LIBFAKETIME } from "./support/libfaketime.ts";
 import { PostgresServer } from "./support/postgres.ts";
@@ -266,12 +265,9 @@ try {
     process.env.LOOPBACK_TEST_PG = pg.url("postgres");
   }
   if (chosen.some(needsChromium) && existsSync(join(EXTENSION_DIR, "manifest.json")) && existsSync(CHROMIUM)) {
-    profileDir = mkdtempSync(join(tmpdir(), "loopback-chromium-installed-"));
     // Without it each browser makes its own profile, as a test file run alone does.
-    await installedProfile(profileDir).then(
-      () => (process.env[INSTALLED_PROFILE_ENV] = profileDir),
-      (e) => console.log(`No installed Chromium profile to copy (${String(e)}): each browser installs the extension itself.`),
-    );
+    profileDir = await installedProfile().catch((e) => void console.log(`No installed Chromium profile to copy (${String(e)}): each browser installs the extension itself.`));
+    if (profileDir) process.env[INSTALLED_PROFILE_ENV] = profileDir;
   }
   console.log(`${chosen.length} steps, ${JOBS} runs at a time (LOOPBACK_TEST_JOBS)`);
   await pool(chosen.flatMap(jobsOf), tally);

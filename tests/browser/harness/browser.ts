@@ -86,6 +86,8 @@ export class TestBrowser {
     readonly extensionId: string,
     /** The profile folder of a Chromium of its own; none for a context of the shared web Chromium. */
     readonly profile?: string,
+    /** Whether the extension may reach the relays on this machine already (a profile it was allowed in). */
+    private readonly hostAllowed = false,
   ) {}
 
   /**
@@ -109,13 +111,8 @@ export class TestBrowser {
     // extension loaded from the command line again at every launch, from a copied profile too.
     const options = `chrome-extension://${extensionId}/options.html`;
     for (const deadline = Date.now() + 10_000; !context.pages().some((p) => p.url().startsWith(options)) && Date.now() < deadline; ) await Bun.sleep(25);
-    const browser = new TestBrowser(context, extensionId, profile);
-    browser.#hostAllowed = copied;
-    return browser;
+    return new TestBrowser(context, extensionId, profile, copied);
   }
-
-  /** Whether the extension may reach the relays on this machine already (a profile it was allowed in). */
-  #hostAllowed = false;
 
   /**
    * Chromium without the extension, for the web inbox: a fresh context (its own storage) in the
@@ -163,7 +160,7 @@ export class TestBrowser {
    * page: the one the install opened, when it is still open.
    */
   async connect(relayUrl: string, token: string): Promise<void> {
-    if (!this.#hostAllowed) await this.allowHost(relayUrl);
+    if (!this.hostAllowed) await this.allowHost(relayUrl);
     const opened = this.context.pages().find((p) => p.url().startsWith(this.url("options.html")));
     await opened?.setViewportSize({ width: 800, height: 700 });
     const options = opened ?? (await this.page("options.html", { width: 800, height: 700 }));
@@ -210,18 +207,16 @@ export class TestBrowser {
 export const INSTALLED_PROFILE_ENV = "LOOPBACK_CHROMIUM_PROFILE";
 
 /**
- * Makes, in `dir`, the profile of a Chromium in which the extension was installed and allowed to
- * reach this machine's relays (any port of 127.0.0.1), then closed. Each launch from a copy spares
- * the visit to chrome://extensions: a side panel's browser cost 8 processor-seconds before its test
- * began, 5 from a copy, ~20 times a run.
+ * The profile folder of a Chromium in which the extension was installed and allowed to reach this
+ * machine's relays (any port of 127.0.0.1), then closed: the caller removes it. Each launch from a
+ * copy spares the visit to chrome://extensions: a side panel's browser cost 8 processor-seconds
+ * before its test began, 4 from a copy (connecting on the install's own options page), ~20 times a run.
  */
-export async function installedProfile(dir: string): Promise<void> {
+export async function installedProfile(): Promise<string> {
   const browser = await TestBrowser.withExtension("");
   await browser.allowHost("http://127.0.0.1");
   await browser.context.close();
-  rmSync(dir, { recursive: true, force: true });
-  cpSync(browser.profile!, dir, { recursive: true });
-  rmSync(browser.profile!, { recursive: true, force: true });
+  return browser.profile!;
 }
 
 /** Opens the web inbox a relay serves, in a context that starts signed in to it, and waits until it is live. */
