@@ -5,8 +5,10 @@ import { applyFollowUpAnswer, applyReply, openAsk } from "@loopback/shared/ask-r
 import type { Ask } from "@loopback/shared/generated/types";
 import postgres from "postgres";
 import { newId } from "../../relay/src/ids.ts";
-import { ASK_CHANNEL } from "../../relay/src/storage/postgres/store.ts";
+import { ASK_CHANNEL, openPgStore } from "../../relay/src/storage/postgres/store.ts";
 import type { AskChange, Store } from "../../relay/src/storage/store.ts";
+import { PostgresServer } from "../support/postgres.ts";
+import { until } from "../support/scene.ts";
 import { Stores } from "../support/stores.ts";
 
 const stores = new Stores();
@@ -165,3 +167,35 @@ test("a listener whose connection is cut reconnects, says it is ready again (cha
     await listening.close();
   }
 });
+
+test("a listener whose database was away for seconds says once that it is ready again, not once for each try to reach it", async () => {
+  // A server of its own: the run's serves every other test meanwhile.
+  const server = await new PostgresServer().start();
+  const away = await openPgStore(server.createDatabase("away"));
+  const heard: AskChange[] = [];
+  let ready = 0;
+  const listening = await away.listen((c) => heard.push(c), () => ready++);
+  try {
+    expect(ready).toBe(1);
+    server.stopCleanly();
+    // The listener tries to reconnect every quarter of a second meanwhile, and fails each time.
+    await Bun.sleep(2_000);
+    server.resume();
+    await until(() => ready > 1, "the listener is ready again", 10_000);
+    // What would follow comes within milliseconds of the first.
+    await Bun.sleep(300);
+    expect(ready).toBe(2);
+    // And it hears what another replica says next, once.
+    const notifier = postgres(server.url("away"), { max: 1 });
+    const change: AskChange = { askId: "ask_after", spaceId: "spc_x", version: 0, replica: "rpl_other", turns: 1, status: "awaiting_human", updatedAt: new Date().toISOString() };
+    await notifier`select pg_notify(${ASK_CHANNEL}, ${JSON.stringify(change)})`;
+    await notifier.end();
+    await until(() => heard.length > 0, "the change is heard");
+    await Bun.sleep(50);
+    expect(heard).toEqual([change]);
+  } finally {
+    await listening.close().catch(() => {});
+    await away.close().catch(() => {});
+    server.stop();
+  }
+}, 30_000);
