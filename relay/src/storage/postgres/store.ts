@@ -37,8 +37,6 @@ const CONNECT_TIMEOUT_S = 2;
  * replica is connected again within a quarter of a second of it.
  */
 const reconnectAfterS = (n: number) => Math.min(0.05 * 2 ** n, 0.25);
-/** How close together the listener's calls after one reconnection come (`oncePerReconnection`). */
-const READY_BURST_MS = 25;
 
 export interface PgStoreOptions {
   /** This process's name among the replicas; a new one when not given. */
@@ -147,7 +145,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
           if (change && change.replica !== replica) onChange(change);
         },
         // postgres.js calls this on the first LISTEN and after every reconnection.
-        oncePerReconnection(() => onReady?.()),
+        () => onReady?.(),
       );
       return {
         close: async () => {
@@ -164,24 +162,6 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   // The writes someone waits on, each in one round trip (ask-records.ts).
   const store: Store = { ...shared, asks: new PgAskRecords(dialect, replica, client, ASK_CHANNEL) };
   return guardedBy(reach, store);
-}
-
-/**
- * Calls `fn` once per reconnection of the listener. While the database is away, postgres.js issues
- * LISTEN again after each failed try to reconnect, and once it is back each of those LISTENs succeeds
- * on the one new connection and calls `onlisten`, all within milliseconds: 8 calls after 3.5 s away,
- * each of which would have every wait read its ask again and every inbox get its space afresh. A call
- * less than `READY_BURST_MS` after the one before is one of those; a reconnection takes longer
- * (postgres.js waits at least 50 ms before each try, `reconnectAfterS`).
- */
-function oncePerReconnection(fn: () => void): () => void {
-  let last = -Infinity;
-  return () => {
-    const now = performance.now();
-    const again = now - last < READY_BURST_MS;
-    last = now;
-    if (!again) fn();
-  };
 }
 
 /** Applies the numbered migrations under an advisory lock, on a connection of its own (the lock is the session's). */
