@@ -5,7 +5,7 @@ import { expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { configFromEnv } from "../../relay/src/config.ts";
-import { emptyDatabase, RelayProcess, testPostgres } from "../support/relay-process.ts";
+import { emptyDatabase, RelayProcess } from "../support/relay-process.ts";
 
 test("a postgres:// or postgresql:// URL is read; none, or an empty one, means the SQLite file", () => {
   expect(configFromEnv({}).databaseUrl).toBeNull();
@@ -22,7 +22,7 @@ test("a URL of another database, not a URL at all, or one without a database is 
 });
 
 test("with a database URL the relay and its token command keep everything in PostgreSQL and nothing in the data directory", async () => {
-  const url = await emptyDatabase(await testPostgres());
+  const url = await emptyDatabase();
   const relay = new RelayProcess({ env: { LOOPBACK_DATABASE_URL: url } });
   try {
     await relay.start();

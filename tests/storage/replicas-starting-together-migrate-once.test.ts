@@ -10,7 +10,7 @@ import { emptyDatabase, ROOT, testPostgres } from "../support/relay-process.ts";
 const journal = JSON.parse(readFileSync(join(ROOT, "relay/src/storage/postgres/pg-migrations/meta/_journal.json"), "utf8")) as { entries: unknown[] };
 
 test("three replicas starting together on an empty database apply each migration once and all serve it", async () => {
-  const url = await emptyDatabase(await testPostgres());
+  const url = await emptyDatabase();
   const replicas = await Promise.all([openPgStore(url), openPgStore(url), openPgStore(url)]);
   const admin = postgres(url, { max: 1 });
   try {

@@ -55,9 +55,12 @@ export async function testPostgres(): Promise<string> {
   return process.env.LOOPBACK_TEST_PG ?? (await (testServer ??= new PostgresServer().start())).url("postgres");
 }
 
-/** A new database with nothing in it on the server `admin` (a URL of its `postgres` database) points at, for relays that migrate it themselves (tests/support/replicas.ts). */
-export function emptyDatabase(admin: string): Promise<string> {
-  return newDatabase(admin, "empty");
+/**
+ * A new database with nothing in it, for relays and stores that migrate it themselves: on the server
+ * `admin` (a URL of its `postgres` database) points at, else on this test process's (`testPostgres`).
+ */
+export async function emptyDatabase(admin?: string): Promise<string> {
+  return newDatabase(admin ?? (await testPostgres()), "empty");
 }
 
 /** A database named for this process, new on the server `admin` points at (a copy of `from`, or empty): its URL. */
