@@ -193,6 +193,71 @@ test("a turn made here while an earlier change's read is still slow goes out aft
   });
 });
 
+/**
+ * The file's asks, whose writes are stored at once but answered only when the test calls `answer`:
+ * as a commit on PostgreSQL whose answer is still on its way while other replicas see it.
+ */
+function lateAnswers(): { asks: AskRecords; stored: () => Promise<string>; answer: () => void } {
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  let stored!: (askId: string) => void;
+  const written = new Promise<string>((resolve) => (stored = resolve));
+  const inner = store.asks;
+  const asks = Object.assign(Object.create(inner) as AskRecords, {
+    insert: async (...args: Parameters<AskRecords["insert"]>) => {
+      const outcome = await inner.insert(...args);
+      stored(args[1].id);
+      await answered;
+      return outcome;
+    },
+    append: async (...args: Parameters<AskRecords["append"]>) => {
+      const outcome = await inner.append(...args);
+      stored(args[1].id);
+      await answered;
+      return outcome;
+    },
+  });
+  return { asks, stored: () => written, answer };
+}
+
+test("a turn made here is shown before a later change whose notice came before the store answered the turn's commit", async () => {
+  const { asks: slow, stored, answer: storeAnswers } = lateAnswers();
+  const [a, b] = [await replica(undefined, store.asks, slow), await replica()];
+  const askId = await question(b);
+  a.hear(await noticeOf(askId, 0));
+  await followUp(b, askId);
+  a.hear(await noticeOf(askId, 1));
+  await shown(a);
+  // The agent answers here; the answer is stored, and the person, seeing it on the other replica,
+  // closes the ask there. That notice reaches this replica before the store's answer to its commit.
+  const answering = answer(a, askId);
+  await stored();
+  await close(b, askId);
+  a.hear(await noticeOf(askId, 3));
+  await turns(20);
+  storeAnswers();
+  await answering;
+  await shown(a);
+  expect(a.frames.map(seen)).toEqual(["ask.opened 0 awaiting_human", "ask.updated 1 awaiting_agent", "ask.updated 2 awaiting_human", "ask.updated 3 closed"]);
+});
+
+test("an ask opened here is shown opened before a change whose notice came before the store answered the opening", async () => {
+  const { asks: slow, stored, answer: storeAnswers } = lateAnswers();
+  const [a, b] = [await replica(undefined, store.asks, slow), await replica()];
+  const opening = question(a);
+  // The ask is on the other replica's inbox at once (its notice), and the person asks why there.
+  const askId = await stored();
+  await followUp(b, askId);
+  a.hear(await noticeOf(askId, 1));
+  await turns(20);
+  storeAnswers();
+  expect(await opening).toBe(askId);
+  await shown(a);
+  // Its call here lets go of the ask meanwhile, shown again as not waiting: the states are what counts.
+  const states = a.frames.map((event) => `${event.ask.thread.length} ${event.ask.status}`).filter((state, i, all) => state !== all[i - 1]);
+  expect({ first: a.frames[0]?.type, states }).toEqual({ first: "ask.opened", states: ["0 awaiting_human", "1 awaiting_agent"] });
+});
+
 test("a notice heard after a later version was shown never brings the older one back", async () => {
   const [a, b] = [await replica(), await replica()];
   const askId = await question(b);

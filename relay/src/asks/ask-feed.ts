@@ -5,8 +5,9 @@
 // the ask's version, and the feed remembers the newest it showed of each ask: an older one is dropped,
 // and a `waiting` flip is shown at the version already shown, so an ask's frames go out in the order
 // it changed, whether a change was made here or heard from another replica (whose notice may arrive
-// after this replica read, or made, a later version). When notices may have been missed (the
-// listener reconnected, the database came back) everything is read again.
+// after this replica read, or made, a later version, or before the answer of this replica's own
+// commit of an earlier one). When notices may have been missed (the listener reconnected, the
+// database came back) everything is read again.
 import type { Ask, AskEvent } from "@loopback/shared/generated/types";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import type { Waiting } from "./waiting.ts";
@@ -37,6 +38,15 @@ export interface ChangeSource {
   reach?: Pick<DatabaseReach, "onBack" | "reachable">;
 }
 
+/**
+ * A change this relay is committing: once stored, `shown` shows it in its place among the ask's
+ * changes; `dropped` when nothing was stored.
+ */
+export interface PendingChange {
+  shown(show: () => void): void;
+  dropped(): void;
+}
+
 export class AskFeed {
   /** The newest version shown of each ask shown lately: the least recently shown is let go first. */
   #shown = new LRUCache<string, AskState>({ max: REMEMBERED });
@@ -44,6 +54,8 @@ export class AskFeed {
   #reads = new Map<string, Promise<void>>();
   #elsewhere?: FollowersElsewhere;
   #listening?: { close(): Promise<void> };
+  /** Whether other replicas' changes are heard here: a change of this relay's may then wait for theirs, or they for it. */
+  #hearsOthers = false;
   #unlistenBack?: () => void;
   #safetyNet?: Timer;
 
@@ -60,9 +72,26 @@ export class AskFeed {
 
   // --- changes made here --------------------------------------------------------------------------
 
+  /**
+   * Called before a change to the ask is sent to the store. With other replicas, the change takes its
+   * place among the ask's changes now: an earlier change still being read (another replica's, heard
+   * before this one was made) goes out first, and a later one heard before the store answered (made
+   * on top of this one, its notice quicker than the answer) waits for this one. Either way round, the
+   * older shown after the newer would be dropped, and an inbox would miss a turn or the ask's opening.
+   */
+  pending(askId: string): PendingChange {
+    if (!this.#hearsOthers) {
+      // Only this relay's own reads of the ask (a `waiting` flip) can be under way: they go out first.
+      return { shown: (show) => (this.#reads.has(askId) ? this.#then(askId, async () => show()) : show()), dropped: () => {} };
+    }
+    const { promise, resolve } = Promise.withResolvers<(() => void) | undefined>();
+    this.#then(askId, async () => (await promise)?.());
+    return { shown: resolve, dropped: () => resolve(undefined) };
+  }
+
   /** A new ask, opened for a call that follows it at once: shown as waiting from its first frame. */
-  opened(spaceId: string, ask: Ask): void {
-    this.#show(spaceId, "ask.opened", { ...ask, waiting: true }, 0);
+  opened(spaceId: string, ask: Ask, change = this.pending(ask.id)): void {
+    change.shown(() => this.#show(spaceId, "ask.opened", { ...ask, waiting: true }, 0));
   }
 
   /**
@@ -71,19 +100,14 @@ export class AskFeed {
    * the ask looks for its reply, in `left` (the ask as the change left it) without reading it again.
    * Returns the ask as shown.
    */
-  committed(spaceId: string, before: VersionedAsk, after: Ask, left?: VersionedAsk): Ask {
+  committed(spaceId: string, before: VersionedAsk, after: Ask, left?: VersionedAsk, change = this.pending(after.id)): Ask {
     const shown = this.waiting.withWaiting(after);
-    const show = () => {
+    change.shown(() => {
       if ((this.#shown.peek(before.ask.id)?.version ?? -1) < before.version) {
         this.#show(spaceId, before.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(before.ask), before.version);
       }
       this.#show(spaceId, "ask.updated", shown, before.version + 1);
-    };
-    // An earlier change of the ask still being read (another replica's, heard before this one was
-    // made) goes out first: shown after this one, it would be dropped as older, and an inbox could
-    // miss the ask's opening.
-    if (this.#reads.has(after.id)) this.#then(after.id, async () => show());
-    else show();
+    });
     this.waiting.wake(after.id, left);
     return shown;
   }
@@ -100,6 +124,7 @@ export class AskFeed {
    * every wait reads its ask again now and then in case a notice was lost unnoticed.
    */
   async listen(source: ChangeSource, elsewhere?: FollowersElsewhere): Promise<void> {
+    this.#hearsOthers = true;
     if (elsewhere) {
       this.#elsewhere = elsewhere;
       await elsewhere.start();

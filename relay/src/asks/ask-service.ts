@@ -119,7 +119,7 @@ export class AskService {
     /** What the inboxes are shown, heard to keep each ask's summary current. */
     bus: Pick<AskEventBus, "listen" | "onResync">,
     /** Where this service's changes go to be shown and to wake whoever follows the ask. */
-    private feed: Pick<AskFeed, "opened" | "committed">,
+    private feed: Pick<AskFeed, "pending" | "opened" | "committed">,
     private clock: Clock,
     private waiting: Waiting,
     /** How long a handed-over reply stays claimable by asking again with the same input. */
@@ -280,14 +280,19 @@ export class AskService {
       raisedBy: caller.person,
     });
     const { maxOpenAsksPerToken: perToken, maxOpenAsksPerSpace: perSpace } = this.caps;
-    const stored = await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace });
+    const change = this.feed.pending(ask.id);
+    const stored = await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace }).catch((e) => {
+      change.dropped();
+      throw e;
+    });
+    if (stored !== "inserted") change.dropped();
     if (stored === "token_full") throw problem("asks.too_many", `A token may have ${perToken} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN).`);
     if (stored === "space_full") throw problem("asks.space_full", `A space may have ${perSpace} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_SPACE).`);
     // Announced as waiting in its first frame, and held so until its call follows it: between the
     // two the call records where it starts, and a reader of the ask meanwhile must see the same.
     const release = this.waiting.hold(ask.id);
     this.recent?.keep({ spaceId: caller.spaceId, ask, delivered: 0, deliveredAt: null, version: 0 });
-    this.feed.opened(caller.spaceId, ask);
+    this.feed.opened(caller.spaceId, ask, change);
     return { askId: ask.id, opened: true, reclaimed: false, release, recorded: Boolean(call) };
   }
 
@@ -368,7 +373,13 @@ export class AskService {
     // transaction instead of two, before the call's result is written.
     const replies = replyCount(after);
     const handedOverAt = replies > replyCount(before.ask) && this.waiting.takenHere(after.id) ? this.clock.now() : undefined;
-    if ((await this.store.append(before, after, handedOverAt)) === "not_your_turn") {
+    const change = this.feed.pending(after.id);
+    const appended = await this.store.append(before, after, handedOverAt).catch((e) => {
+      change.dropped();
+      throw e;
+    });
+    if (appended === "not_your_turn") {
+      change.dropped();
       this.recent?.forget(before.ask.id);
       // Said as the ask now is: closed by the write that won, or moved on to another turn.
       const now = await this.store.get(before.ask.id);
@@ -381,6 +392,6 @@ export class AskService {
     // The woken calls' results and the writer's answer go out in whichever order they are ready: an
     // agent's next turn may reach the inbox before the person's own 200, and the inbox drops a sent
     // draft whenever its 200 comes (extension/src/reply/draft.svelte.ts).
-    return this.feed.committed(caller.spaceId, before, after, left);
+    return this.feed.committed(caller.spaceId, before, after, left, change);
   }
 }
