@@ -35,7 +35,7 @@ import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskFeed } from "./ask-feed.ts";
 import { hashSecret, newId } from "../ids.ts";
 import { parseShape } from "../parse-shape.ts";
-import type { AskHead, AskRecords, CallRow, VersionedAsk } from "../storage/store.ts";
+import type { AppendOutcome, AskHead, AskRecords, CallRow, InsertOutcome, VersionedAsk } from "../storage/store.ts";
 import { SummaryCache } from "./summary-cache.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
 import type { Waiting } from "./waiting.ts";
@@ -281,11 +281,13 @@ export class AskService {
     });
     const { maxOpenAsksPerToken: perToken, maxOpenAsksPerSpace: perSpace } = this.caps;
     const change = this.feed.pending(ask.id);
-    const stored = await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace }).catch((e) => {
-      change.dropped();
-      throw e;
-    });
-    if (stored !== "inserted") change.dropped();
+    let stored: InsertOutcome;
+    try {
+      stored = await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace });
+    } finally {
+      // Refused by a cap, or failed: not stored (or not known to be), so not shown from here.
+      if (stored! !== "inserted") change.dropped();
+    }
     if (stored === "token_full") throw problem("asks.too_many", `A token may have ${perToken} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN).`);
     if (stored === "space_full") throw problem("asks.space_full", `A space may have ${perSpace} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_SPACE).`);
     // Announced as waiting in its first frame, and held so until its call follows it: between the
@@ -374,12 +376,14 @@ export class AskService {
     const replies = replyCount(after);
     const handedOverAt = replies > replyCount(before.ask) && this.waiting.takenHere(after.id) ? this.clock.now() : undefined;
     const change = this.feed.pending(after.id);
-    const appended = await this.store.append(before, after, handedOverAt).catch((e) => {
-      change.dropped();
-      throw e;
-    });
+    let appended: AppendOutcome;
+    try {
+      appended = await this.store.append(before, after, handedOverAt);
+    } finally {
+      // Not its turn, or failed: not stored (or not known to be), so not shown from here.
+      if (appended! !== "appended") change.dropped();
+    }
     if (appended === "not_your_turn") {
-      change.dropped();
       this.recent?.forget(before.ask.id);
       // Said as the ask now is: closed by the write that won, or moved on to another turn.
       const now = await this.store.get(before.ask.id);
