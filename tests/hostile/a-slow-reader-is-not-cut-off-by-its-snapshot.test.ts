@@ -21,11 +21,21 @@ const bigReview = (project: string, n: number) => ({
   content: [{ type: "markdown", text: `${n} `.padEnd(250 * 1024, "lorem ipsum ") }],
 });
 
-/** A WebSocket client over a bare TCP socket, so the test decides when it reads. */
+/**
+ * A WebSocket client over a bare TCP socket, so the test decides when it reads. It joins what it
+ * receives once a frame is whole and parses each text frame once: copying the growing buffer at
+ * every chunk of a 12 MiB frame, and parsing the snapshot again at every look, cost its process
+ * seconds of processor time, which a busy machine may not have to spare.
+ */
 class SlowReader {
   #buffer = Buffer.alloc(0);
+  /** Chunks received since the buffer was last joined, and the bytes the frame begun there needs. */
+  #chunks: Buffer[] = [];
+  #received = 0;
+  #needed = 0;
   #handshaken = false;
   frames: { opcode: number; text: string }[] = [];
+  events: { type: string; ask?: { id: string; project?: string } }[] = [];
   private constructor(readonly socket: Socket) {}
 
   static open(url: string, token: string): Promise<SlowReader> {
@@ -56,7 +66,12 @@ class SlowReader {
   }
 
   #read(chunk: Buffer) {
-    this.#buffer = Buffer.concat([this.#buffer, chunk]);
+    this.#chunks.push(chunk);
+    this.#received += chunk.length;
+    if (this.#received < this.#needed) return;
+    this.#buffer = Buffer.concat([this.#buffer, ...this.#chunks]);
+    this.#chunks = [];
+    this.#needed = 0;
     if (!this.#handshaken) {
       const end = this.#buffer.indexOf("\r\n\r\n");
       if (end === -1) return;
@@ -65,27 +80,23 @@ class SlowReader {
       this.#buffer = this.#buffer.subarray(end + 4);
     }
     for (;;) {
+      this.#received = this.#buffer.length;
       if (this.#buffer.length < 2) return;
       const opcode = this.#buffer[0]! & 0x0f;
       let length = this.#buffer[1]! & 0x7f;
-      let at = 2;
-      if (length === 126) {
-        if (this.#buffer.length < 4) return;
-        length = this.#buffer.readUInt16BE(2);
-        at = 4;
-      } else if (length === 127) {
-        if (this.#buffer.length < 10) return;
-        length = Number(this.#buffer.readBigUInt64BE(2));
-        at = 10;
+      const at = length === 126 ? 4 : length === 127 ? 10 : 2;
+      if (this.#buffer.length < at) return;
+      if (length === 126) length = this.#buffer.readUInt16BE(2);
+      else if (length === 127) length = Number(this.#buffer.readBigUInt64BE(2));
+      if (this.#buffer.length < at + length) {
+        this.#needed = at + length;
+        return;
       }
-      if (this.#buffer.length < at + length) return;
-      this.frames.push({ opcode, text: this.#buffer.subarray(at, at + length).toString() });
+      const text = this.#buffer.subarray(at, at + length).toString();
+      this.frames.push({ opcode, text });
+      if (opcode === 1) this.events.push(JSON.parse(text));
       this.#buffer = this.#buffer.subarray(at + length);
     }
-  }
-
-  get events(): { type: string; ask?: { id: string; project?: string } }[] {
-    return this.frames.filter((f) => f.opcode === 1).map((f) => JSON.parse(f.text));
   }
 
   get closed(): boolean {
