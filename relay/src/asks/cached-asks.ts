@@ -6,6 +6,7 @@
 import type { Ask } from "@loopback/shared/generated/types";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { LRUCache } from "lru-cache";
+import { jsonSize } from "./json-size.ts";
 import type { AppendOutcome, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../storage/store.ts";
 
 /** Bytes of asks kept (as JSON), the most recently used last; the coldest are let go past this. */
@@ -48,9 +49,9 @@ export class CachedAsks implements AskRecords {
   #keep(stored: VersionedAsk): void {
     const held = this.#held(stored.ask.id);
     if (held && held.version > stored.version) return;
-    // Strings count once per character: the size of what the ask holds, whatever its shape. An ask
-    // bigger than the whole cache is not kept, and the version held before it is let go.
-    const bytes = JSON.stringify(stored.ask).length;
+    // Its size as JSON, counted without writing it out: an ask bigger than the whole cache is not
+    // kept, and the version held before it is let go.
+    const bytes = jsonSize(stored.ask);
     this.#cache.set(stored.ask.id, { stored, bytes });
   }
 

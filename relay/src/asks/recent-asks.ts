@@ -8,6 +8,7 @@
 // Nothing else reads these copies: a wait reads the store (asks/waiting.ts). On SQLite every read is
 // from memory already (asks/cached-asks.ts).
 import { LRUCache } from "lru-cache";
+import { jsonSize } from "./json-size.ts";
 import type { VersionedAsk } from "../storage/store.ts";
 
 /**
@@ -25,9 +26,8 @@ export class RecentAsks {
   #copies = new WeakSet<VersionedAsk>();
 
   constructor(maxBytes = RECENT_ASK_BYTES) {
-    // Strings count once per character: the size of what the ask holds, whatever its shape. An ask
-    // bigger than the whole bound is not held.
-    this.#held = new LRUCache({ maxSize: maxBytes, sizeCalculation: (held) => Math.max(1, JSON.stringify(held.ask).length) });
+    // Its size as JSON, counted without writing it out: an ask bigger than the whole bound is not held.
+    this.#held = new LRUCache({ maxSize: maxBytes, sizeCalculation: (held) => jsonSize(held.ask) });
   }
 
   /** How many bytes the asks held take, as JSON. */
