@@ -27,6 +27,8 @@ const ROUNDS_ONLY = process.argv.includes("--rounds");
 const N = {
   latencyRuns: SMOKE ? 20 : Number(process.env.B2B_RUNS ?? 500),
   pausedRuns: SMOKE ? 3 : Number(process.env.PAUSED_RUNS ?? 150),
+  /** Paused rounds of a 200 KiB code review (BIG_RUNS). */
+  bigRuns: SMOKE ? 3 : Number(process.env.BIG_RUNS ?? 50),
   /** Rounds of each kind run first and not counted: 20 warm the processes; the smoke run's 1 proves the path. */
   warmupRuns: SMOKE ? 1 : 20,
   // BENCH_MANY: the most agents waiting at once (here and across replicas).
@@ -187,7 +189,28 @@ interface Rounds {
  * Rounds take turns: a current client, an older one (no call record), and the same client and person
  * on the bare path, so all three see the machine as it is in that moment.
  */
-async function rounds(target: Target, runs: number, pauseMs: number): Promise<Rounds> {
+/** What a round's agent asks and its person answers: a short question, or a review as large as an agent sends. */
+interface Asked {
+  tool: string;
+  input(label: string): Record<string, unknown>;
+  reply: unknown;
+}
+const QUESTION: Asked = {
+  tool: "ask_question",
+  input: (label) => ({ question: `Run ${label}?`, project: "bench", options: [{ label: "A" }, { label: "B" }] }),
+  reply: { outcome: "answered", selected: ["B"] },
+};
+/**
+ * A review of 200 KiB of code (about 230 KiB as JSON, near the 256 KiB an ask may take): code, as
+ * agents send for review, is full of what JSON escapes, so every copy of it written on the way shows.
+ */
+const BIG_REVIEW: Asked = {
+  tool: "request_review",
+  input: (label) => ({ title: `Run ${label}`, project: "bench-big", content: [{ type: "code", language: "ts", code: `// ${label}\n`.padEnd(200 * 1024, '  const a = "b";\n') }] }),
+  reply: { outcome: "approved" },
+};
+
+async function rounds(target: Target, runs: number, pauseMs: number, asked: Asked = QUESTION): Promise<Rounds> {
   const { relay } = target;
   const bare = await bareRelay(relay.dataDir);
   const agents = [
@@ -218,10 +241,10 @@ async function rounds(target: Target, runs: number, pauseMs: number): Promise<Ro
       if (pauseMs) await Bun.sleep(pauseMs);
       light = floor.sampleLight();
     }
-    const { replied } = await (kind === 2 ? bareInbox : inbox).arm({ outcome: "answered", selected: ["B"] }, pauseMs);
+    const { replied } = await (kind === 2 ? bareInbox : inbox).arm(asked.reply, pauseMs);
     if (pauseMs) await Bun.sleep(pauseMs);
-    const asked = absoluteNow();
-    const result = await agent.call("ask_question", { question: `Run ${pauseMs}.${i}?`, project: "bench", options: [{ label: "A" }, { label: "B" }] });
+    const askedAt = absoluteNow();
+    const result = await agent.call(asked.tool, asked.input(`${pauseMs}.${i}`));
     const returned = absoluteNow();
     structured(result);
     const { seenAt, sentAt, status } = await replied;
@@ -232,11 +255,11 @@ async function rounds(target: Target, runs: number, pauseMs: number): Promise<Ro
     if (light !== undefined) out.lightCommit.push(light);
     out.http.push(http);
     if (kind === 0) {
-      out.askToInbox.push(seenAt - asked);
+      out.askToInbox.push(seenAt - askedAt);
       out.replyToAgent.push(returned - sentAt);
     } else if (kind === 1) out.replyToOlder.push(returned - sentAt);
     else {
-      out.bareAsk.push(seenAt - asked);
+      out.bareAsk.push(seenAt - askedAt);
       out.bareReply.push(returned - sentAt);
     }
   }
@@ -455,12 +478,23 @@ async function roundRows(target: Target, label: string, pauseMs: number, runs: n
   return rows;
 }
 
+/** Rounds of a 200 KiB code review after a pause, beside the least server asked the same. */
+async function bigReviewRows(target: Target, runs: number): Promise<Row[]> {
+  const r = await rounds(target, runs, 100, BIG_REVIEW);
+  const beside = (path: string, own: number[], bare: number[]): Row => {
+    const [mine, least] = [spread(own), spread(bare)];
+    return { figure: `paused 100 ms, a 200 KiB code review: ${path}`, ...mine, value: `least server ${ms(least.p50)} p50; Loopback adds ${ms(mine.p50 - least.p50)} p50`, goal: "—" };
+  };
+  return [beside("reply → agent's tool call returns", r.replyToAgent, r.bareReply), beside("ask → ask.opened on the inbox socket", r.askToInbox, r.bareAsk)];
+}
+
 const main: Target = { relay, agentToken, personToken };
 
 /** The rounds on the main relay, after a pause and back to back. */
 async function relayRounds(): Promise<Row[]> {
   return [
     ...(await stage("rounds paused 100 ms, SQLite", () => roundRows(main, "paused 100 ms, as a person answers", 100, N.pausedRuns))),
+    ...(await stage("rounds paused 100 ms, a 200 KiB code review, SQLite", () => bigReviewRows(main, N.bigRuns))),
     ...(await stage("rounds back to back, SQLite", () => roundRows(main, "back to back", 0, N.latencyRuns))),
   ];
 }
