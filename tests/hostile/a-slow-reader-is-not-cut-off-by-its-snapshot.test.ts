@@ -121,11 +121,14 @@ test("a reader that stops reading during a 12 MiB snapshot, while asks change, g
   await Bun.sleep(500);
   reader.socket.resume();
 
-  await until(() => reader.events.filter((e) => e.type === "ask.opened" && e.ask?.project === later).length >= 20 || reader.closed, "every change after the snapshot", 30_000);
-  expect(reader.closed).toBe(false);
-  const events = reader.events;
-  expect(events[0]!.type).toBe("snapshot");
-  expect(new Set(events.filter((e) => e.ask?.project === later && e.type === "ask.opened").map((e) => e.ask!.id)).size).toBe(20);
+  const openedLater = () => new Set(reader.events.filter((e) => e.type === "ask.opened" && e.ask?.project === later).map((e) => e.ask!.id)).size;
+  await until(() => openedLater() >= 20 || reader.closed, "every change after the snapshot", 30_000).catch(() => {});
+  // A second snapshot would be the space sent afresh (the relay heard that it may have missed changes,
+  // as when the database was away for it): what was held for the first is then dropped. None is
+  // expected here; the relay's words on the database say why if one came.
+  const snapshots = reader.events.filter((e) => e.type === "snapshot").length;
+  const database = s.relay.log.split("\n").filter((line) => /database|listening again/.test(line));
+  expect({ closed: reader.closed, first: reader.events[0]?.type, snapshots, database, openedLater: openedLater() }).toEqual({ closed: false, first: "snapshot", snapshots: 1, database: [], openedLater: 20 });
   reader.socket.destroy();
   await Promise.all(agents.map((a) => a.close()));
 }, 90_000);
