@@ -180,15 +180,6 @@ interface Rounds {
   http: number[];
 }
 
-/**
- * `runs` rounds of ask → the inbox sees it → the person replies → the agent's call returns, with
- * `pauseMs` before each round, before the person's reply and before each floor sample taken between
- * rounds: a person never answers back to back, nor the instant a question appears, and a floor
- * measured apart from the rounds would see a warmer disk and process than they do. The person's
- * socket and reply run in a process of their own, as a browser is apart from the agent.
- * Rounds take turns: a current client, an older one (no call record), and the same client and person
- * on the bare path, so all three see the machine as it is in that moment.
- */
 /** What a round's agent asks and its person answers: a short question, or a review as large as an agent sends. */
 interface Asked {
   tool: string;
@@ -210,6 +201,15 @@ const BIG_REVIEW: Asked = {
   reply: { outcome: "approved" },
 };
 
+/**
+ * `runs` rounds of ask → the inbox sees it → the person replies → the agent's call returns, with
+ * `pauseMs` before each round, before the person's reply and before each floor sample taken between
+ * rounds: a person never answers back to back, nor the instant a question appears, and a floor
+ * measured apart from the rounds would see a warmer disk and process than they do. The person's
+ * socket and reply run in a process of their own, as a browser is apart from the agent.
+ * Rounds take turns: a current client, an older one (no call record), and the same client and person
+ * on the bare path, so all three see the machine as it is in that moment.
+ */
 async function rounds(target: Target, runs: number, pauseMs: number, asked: Asked = QUESTION): Promise<Rounds> {
   const { relay } = target;
   const bare = await bareRelay(relay.dataDir);
