@@ -89,18 +89,21 @@ export class AskFeed {
     return { shown: resolve, dropped: () => resolve(undefined) };
   }
 
-  /** A new ask, opened for a call that follows it at once: shown as waiting from its first frame. */
-  opened(spaceId: string, ask: Ask, change = this.pending(ask.id)): void {
+  /**
+   * A new ask, stored in its place taken by `pending`, for a call that follows it at once: shown as
+   * waiting from its first frame.
+   */
+  opened(spaceId: string, ask: Ask, change: PendingChange): void {
     change.shown(() => this.#show(spaceId, "ask.opened", { ...ask, waiting: true }, 0));
   }
 
   /**
-   * A turn committed here on `before`'s version: shown after that version (whose notice, made
-   * elsewhere, may still be coming, and would be dropped once this one is shown), and whoever follows
-   * the ask looks for its reply, in `left` (the ask as the change left it) without reading it again.
-   * Returns the ask as shown.
+   * A turn committed here on `before`'s version, in its place taken by `pending`: shown after that
+   * version (whose notice, made elsewhere, may still be coming, and would be dropped once this one is
+   * shown), and whoever follows the ask looks for its reply, in `left` (the ask as the change left it)
+   * without reading it again. Returns the ask as shown.
    */
-  committed(spaceId: string, before: VersionedAsk, after: Ask, left?: VersionedAsk, change = this.pending(after.id)): Ask {
+  committed(spaceId: string, before: VersionedAsk, after: Ask, left: VersionedAsk, change: PendingChange): Ask {
     const shown = this.waiting.withWaiting(after);
     change.shown(() => {
       if ((this.#shown.peek(before.ask.id)?.version ?? -1) < before.version) {
