@@ -24,8 +24,8 @@ const bigReview = (project: string, n: number) => ({
 /**
  * A WebSocket client over a bare TCP socket, so the test decides when it reads. It joins what it
  * receives once a frame is whole and parses each text frame once: copying the growing buffer at
- * every chunk of a 12 MiB frame, and parsing the snapshot again at every look, cost its process
- * seconds of processor time, which a busy machine may not have to spare.
+ * every chunk of a 12 MiB frame, and parsing the snapshot again at every look, grew with the square
+ * of what it read.
  */
 class SlowReader {
   #buffer = Buffer.alloc(0);

