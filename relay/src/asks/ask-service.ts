@@ -32,7 +32,7 @@ import type { Caller } from "../auth/gate.ts";
 import { askSeenBy, canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
-import type { AskFeed } from "./ask-feed.ts";
+import type { AskFeed, PendingChange } from "./ask-feed.ts";
 import { hashSecret, newId } from "../ids.ts";
 import { parseShape } from "../parse-shape.ts";
 import type { AppendOutcome, AskHead, AskRecords, CallRow, InsertOutcome, VersionedAsk } from "../storage/store.ts";
@@ -280,14 +280,9 @@ export class AskService {
       raisedBy: caller.person,
     });
     const { maxOpenAsksPerToken: perToken, maxOpenAsksPerSpace: perSpace } = this.caps;
-    const change = this.feed.pending(ask.id);
-    let stored: InsertOutcome;
-    try {
-      stored = await this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace });
-    } finally {
-      // Refused by a cap, or failed: not stored (or not known to be), so not shown from here.
-      if (stored! !== "inserted") change.dropped();
-    }
+    const { outcome: stored, change } = await this.inPlace(ask.id, "inserted", () =>
+      this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace }),
+    );
     if (stored === "token_full") throw problem("asks.too_many", `A token may have ${perToken} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN).`);
     if (stored === "space_full") throw problem("asks.space_full", `A space may have ${perSpace} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_SPACE).`);
     // Announced as waiting in its first frame, and held so until its call follows it: between the
@@ -366,6 +361,22 @@ export class AskService {
   }
 
   /**
+   * Sends a change of the ask to the store from the place `pending` takes for it among the ask's
+   * changes. The place is let go unless the write answers `stored`: refused, failed, or not known to
+   * be stored, the change is not shown from here.
+   */
+  private async inPlace<T extends InsertOutcome | AppendOutcome>(askId: string, stored: T, write: () => Promise<T>): Promise<{ outcome: T; change: PendingChange }> {
+    const change = this.feed.pending(askId);
+    let outcome: T | undefined;
+    try {
+      outcome = await write();
+      return { outcome, change };
+    } finally {
+      if (outcome !== stored) change.dropped();
+    }
+  }
+
+  /**
    * Stores a change decided on `before`'s version; the feed tells the space and wakes whoever follows
    * the ask. A write to the same ask that committed first, on this relay or another, wins: this one
    * is refused as not its turn, and nothing of it is stored.
@@ -375,14 +386,7 @@ export class AskService {
     // transaction instead of two, before the call's result is written.
     const replies = replyCount(after);
     const handedOverAt = replies > replyCount(before.ask) && this.waiting.takenHere(after.id) ? this.clock.now() : undefined;
-    const change = this.feed.pending(after.id);
-    let appended: AppendOutcome;
-    try {
-      appended = await this.store.append(before, after, handedOverAt);
-    } finally {
-      // Not its turn, or failed: not stored (or not known to be), so not shown from here.
-      if (appended! !== "appended") change.dropped();
-    }
+    const { outcome: appended, change } = await this.inPlace(after.id, "appended", () => this.store.append(before, after, handedOverAt));
     if (appended === "not_your_turn") {
       this.recent?.forget(before.ask.id);
       // Said as the ask now is: closed by the write that won, or moved on to another turn.
