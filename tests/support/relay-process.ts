@@ -180,11 +180,14 @@ export class RelayProcess {
       stderr: "pipe",
     });
     this.#proc = proc;
-    void collect(proc.stdout as ReadableStream<Uint8Array>, (s) => (this.#log += s));
-    void collect(proc.stderr as ReadableStream<Uint8Array>, (s) => (this.#log += s));
+    const read = Promise.all([collect(proc.stdout as ReadableStream<Uint8Array>, (s) => (this.#log += s)), collect(proc.stderr as ReadableStream<Uint8Array>, (s) => (this.#log += s))]);
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline) {
-      if (proc.exitCode !== null) throw new Error(`relay exited (${proc.exitCode}):\n${this.#log}`);
+      if (proc.exitCode !== null) {
+        // What it said before exiting may still be in its pipes (a full run once saw the bare "relay exited (2)").
+        await Promise.race([read, Bun.sleep(1_000)]);
+        throw new Error(`relay exited (${proc.exitCode}):\n${this.#log}`);
+      }
       try {
         const res = await fetch(`${this.url}/api/v1/whoami`);
         // Serving, and it said so (with the first tokens, on a first start): the log is what tests read.
