@@ -43,6 +43,7 @@ interface Replica {
   feed: AskFeed;
   asks: AskService;
   waiting: Waiting;
+  bus: AskEventBus;
   /** The frames this replica's inboxes were sent, in order. */
   frames: AskEvent[];
   /** How many times its inboxes were told to read their space afresh. */
@@ -64,8 +65,9 @@ afterEach(async () => {
 /**
  * `reads` is where the feed reads asks, `waits` where the calls waiting here and the ask service do:
  * the file unless given. With `recent`, a reply starts from the copies held here, as on PostgreSQL.
+ * `alone`: a relay that hears no other (on SQLite).
  */
-async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = store.asks, waits: AskRecords = store.asks, recent?: RecentAsks): Promise<Replica> {
+async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = store.asks, waits: AskRecords = store.asks, recent?: RecentAsks, alone = false): Promise<Replica> {
   const bus = new AskEventBus();
   const waiting = new Waiting(waits, { flipped: (askId) => feed.flipped(askId) }, clock, { maxPerToken: 10 });
   const feed = new AskFeed(reads, bus, waiting, clock, recent);
@@ -79,11 +81,12 @@ async function replica(reach?: DatabaseReach, reads: Pick<AskRecords, "get"> = s
     },
     reach,
   };
-  await feed.listen(source);
+  if (!alone) await feed.listen(source);
   const r: Replica = {
     feed,
     asks,
     waiting,
+    bus,
     frames: [],
     resyncs: 0,
     hear: (change) => channel.onChange(change),
@@ -455,4 +458,22 @@ test("a copy another replica's heard change moved on from is let go: the reply r
   const before = reads.one;
   await expect(a.asks.reply(person, askId, answered, a.asks.read(askId))).rejects.toMatchObject({ code: "ask.closed" });
   expect(reads.one - before).toBe(1);
+});
+
+test.each([
+  ["alone", true],
+  ["hearing other replicas", false],
+])("a reply a call here takes reaches that call before the inboxes' frame and the person's own answer (%s)", async (_, alone) => {
+  const a = await replica(undefined, store.asks, store.asks, undefined, alone);
+  const askId = await question(a);
+  await shown(a);
+  const order: string[] = [];
+  const waited = a.waiting.follow(agent, askId, { from: 0, budgetMs: 0 }).then(() => order.push("the call has its reply"));
+  while (!a.waiting.isFollowed(askId)) await turns(1);
+  a.bus.listen((_spaceId, event) => event.ask.status === "closed" && order.push("the inboxes' frame"));
+  // The agent is what is blocked on the reply: its call has it before anyone is told of it.
+  await Promise.all([a.asks.reply(person, askId, answered).then(() => order.push("the person's answer")), waited]);
+  await shown(a);
+  expect(order[0]).toBe("the call has its reply");
+  expect(order.toSorted()).toEqual(["the call has its reply", "the inboxes' frame", "the person's answer"]);
 });

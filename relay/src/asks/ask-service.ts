@@ -33,6 +33,7 @@ import { askSeenBy, canSee } from "../auth/who-sees-an-ask.ts";
 import type { Clock } from "../clock.ts";
 import type { AskEventBus } from "./ask-event-bus.ts";
 import type { AskFeed, PendingChange } from "./ask-feed.ts";
+import { afterThisTurn } from "./after-this-turn.ts";
 import { hashSecret, newId } from "../ids.ts";
 import { parseShape } from "../parse-shape.ts";
 import type { AppendOutcome, AskHead, AskRecords, CallRow, InsertOutcome, VersionedAsk } from "../storage/store.ts";
@@ -397,9 +398,11 @@ export class AskService {
     const delivered = handedOverAt === undefined ? { delivered: before.delivered, deliveredAt: before.deliveredAt } : { delivered: replies, deliveredAt: handedOverAt };
     const left = { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 };
     this.recent?.keep(left);
-    // The woken calls' results and the writer's answer go out in whichever order they are ready: an
-    // agent's next turn may reach the inbox before the person's own 200, and the inbox drops a sent
-    // draft whenever its 200 comes (extension/src/reply/draft.svelte.ts).
-    return this.feed.committed(caller.spaceId, before, after, left, change);
+    const handedOver = handedOverAt !== undefined;
+    const shown = this.feed.committed(caller.spaceId, before, after, left, change, handedOver);
+    // A reply a call here takes goes to its agent first; the inboxes' frames and the writer's own
+    // answer follow it (an inbox drops a sent draft whenever its 200 comes: extension/src/reply/draft.svelte.ts).
+    if (handedOver) await afterThisTurn();
+    return shown;
   }
 }
