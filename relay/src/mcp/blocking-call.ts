@@ -72,6 +72,7 @@ export class BlockingCall {
   #settled!: () => void;
   /** Settles once the call has ended, however it did. */
   readonly ended = new Promise<void>((resolve) => (this.#settled = resolve));
+  #begun = Promise.withResolvers<void>();
 
   constructor(
     private services: BlockingCallServices,
@@ -84,6 +85,11 @@ export class BlockingCall {
 
   get stopped(): boolean {
     return this.#stop.signal.aborted;
+  }
+
+  /** Settles once `start` has opened or picked up its ask (shown to the person), or was refused. */
+  get begun(): Promise<void> {
+    return this.#begun.promise;
   }
 
   /**
@@ -102,6 +108,8 @@ export class BlockingCall {
       room?.();
       this.#end();
       return toolError(e);
+    } finally {
+      this.#begun.resolve();
     }
     try {
       // A new ask was stored with it; an ask that was already there gets it now.
@@ -192,6 +200,7 @@ export class BlockingCall {
   }
 
   #end(): void {
+    this.#begun.resolve();
     this.#settled();
   }
 }

@@ -75,7 +75,7 @@ export class McpEndpoint {
         const lastEventId = request.headers.get("last-event-id");
         if (request.method === "GET" && lastEventId) return await this.resume(session, caller, request, lastEventId);
         const call = request.method === "POST" ? blockingCallOf(request, body) : undefined;
-        if (call) return this.carry(session, caller, request, call);
+        if (call) return await this.carry(session, caller, request, call);
         return await this.forward(session, request, body);
       }
       const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m));
@@ -122,14 +122,20 @@ export class McpEndpoint {
     }
   }
 
-  /** A blocking call on the relay's own stream, with the durable record a resume follows it by. */
-  private carry(session: Session, caller: Caller, request: Request, sent: BlockingCallRequest): Response {
+  /**
+   * A blocking call on the relay's own stream, with the durable record a resume follows it by. The
+   * stream is answered once the ask is open: its headers' write then comes after the inbox's frame,
+   * not before it (~0.1 ms on the ask's way to the person after a pause), and the agent waits either way.
+   */
+  private async carry(session: Session, caller: Caller, request: Request, sent: BlockingCallRequest): Promise<Response> {
     this.#sessions.seen(session);
     const client = session.server.getClientVersion()?.name;
     const resumes = resumesStreams(protocolOf(request), client);
     const call = this.#calls.open(caller, { id: newId("cal"), sessionId: session.id, requestId: sent.id, progressToken: sent.progressToken, resumes }, client);
     const ctx = toolContext(this.relay, caller, session.server);
-    return this.stream(session, request, call, sent.id, (onProgress) => call.start(ctx, sent.tool, sent.args, onProgress), sent.progressToken);
+    const response = this.stream(session, request, call, sent.id, (onProgress) => call.start(ctx, sent.tool, sent.args, onProgress), sent.progressToken);
+    await call.begun;
+    return response;
   }
 
   /**
