@@ -9,7 +9,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { structured } from "../support/agent.ts";
 import { assertShape } from "../support/contract.ts";
-import { EventSocket } from "../support/person.ts";
+import { DIRECT_SENDS } from "../../relay/src/events/socket.ts";
+import { EventSocket, Person } from "../support/person.ts";
 import { scene, type Scene } from "../support/scene.ts";
 import { question } from "./open-ask.ts";
 
@@ -129,6 +130,29 @@ test("the first frame is the snapshot, then each change to an ask; an ask opened
   await s.person.reply(earlier.ask.id, { outcome: "dismissed" });
   await earlier.call;
   socket.close();
+});
+
+test("every inbox of the space hears each change, whether a few are open (each sent it) or many (one copy shared)", async () => {
+  // Two of ada's tokens: one may hold only so many sockets.
+  const people = [s.person, new Person(s.relay.url, await s.relay.token("ada"))];
+  const heard = async (sockets: EventSocket[], match: (f: ServerEvent) => boolean) => (await Promise.all(sockets.map((socket) => socket.next(match)))).length;
+  const open = async (n: number) => {
+    const sockets = await Promise.all(Array.from({ length: n }, (_, i) => people[i % 2].socket()));
+    await heard(sockets, (f) => f.type === "snapshot");
+    return sockets;
+  };
+  const few = await open(3);
+  const many = few;
+  try {
+    const { ask, call } = await question(s.person, s.agent);
+    expect(await heard(few, (f) => about(ask.id)(f) && f.type === "ask.opened")).toBe(3);
+    many.push(...(await open(DIRECT_SENDS - 2)));
+    await s.person.reply(ask.id, { outcome: "answered", selected: ["A"] });
+    await call;
+    expect(await heard(many, (f) => about(ask.id)(f) && f.type === "ask.updated" && f.ask.status === "closed")).toBe(DIRECT_SENDS + 1);
+  } finally {
+    for (const socket of many) socket.close();
+  }
 });
 
 test("waiting turns false when the agent gives up its call, and true again when it resumes the wait", async () => {
