@@ -131,7 +131,7 @@ export class AskService {
     private recent?: RecentAsks,
   ) {
     // Every change published is summarized as it goes out, so a snapshot after it reads no body.
-    bus.listen((_spaceId, event, version) => void this.summaries.remember(event.ask, version));
+    bus.listen((_spaceId, event, version) => this.summaries.rememberSoon(event.ask, version));
     // Changes may have been missed, or the database restored to an older copy: the next snapshot
     // reads the asks it lists from the store, as it reads everything else then.
     bus.onResync(() => this.summaries.clear());

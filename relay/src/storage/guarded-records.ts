@@ -9,21 +9,29 @@ export interface RecordsGuard {
 }
 
 export function guardRecords<T extends object>(records: T, guard: RecordsGuard): T {
-  return new Proxy(records, {
-    get: (target, prop, receiver) => {
-      const value = Reflect.get(target, prop, receiver);
-      if (typeof value !== "function") return value;
-      return (...args: unknown[]) => {
-        const refused = guard.refuse?.();
-        if (refused !== undefined) return Promise.reject(refused);
-        let result: unknown;
-        try {
-          result = value.apply(target, args);
-        } catch (e) {
-          throw guard.seen(e);
-        }
-        return result instanceof Promise ? result.catch((e) => Promise.reject(guard.seen(e))) : result;
-      };
-    },
-  });
+  // Each method is wrapped once, here, on an object that reads everything else through from
+  // `records`: a call makes nothing but its own promise.
+  const guarded = Object.create(records) as T;
+  for (let layer: object | null = records; layer && layer !== Object.prototype; layer = Object.getPrototypeOf(layer)) {
+    for (const name of Reflect.ownKeys(layer)) {
+      const method = Object.getOwnPropertyDescriptor(layer, name)?.value;
+      if (name === "constructor" || typeof method !== "function" || Object.hasOwn(guarded, name)) continue;
+      Object.defineProperty(guarded, name, {
+        writable: true,
+        configurable: true,
+        value: (...args: unknown[]) => {
+          const refused = guard.refuse?.();
+          if (refused !== undefined) return Promise.reject(refused);
+          let result: unknown;
+          try {
+            result = method.apply(records, args);
+          } catch (e) {
+            throw guard.seen(e);
+          }
+          return result instanceof Promise ? result.catch((e) => Promise.reject(guard.seen(e))) : result;
+        },
+      });
+    }
+  }
+  return guarded;
 }
