@@ -21,6 +21,12 @@ import { LRUCache } from "lru-cache";
 import type { RecentAsks } from "./recent-asks.ts";
 import { afterThisTurn } from "./after-this-turn.ts";
 
+/** Shows a change now, or once this turn's promise jobs have run (`later`). */
+async function showing(show: () => void, later: boolean): Promise<void> {
+  if (later) await afterThisTurn();
+  show();
+}
+
 /** Asks whose newest shown version is remembered: the most recently shown. */
 const REMEMBERED = 100_000;
 
@@ -86,15 +92,14 @@ export class AskFeed {
       // Only this relay's own reads of the ask (a `waiting` flip) can be under way: they go out first.
       // A change shown later holds the ask's place meanwhile, so none made after it goes out before it.
       return {
-        shown: (show, later) => (later || this.#reads.has(askId) ? this.#then(askId, async () => (later && (await afterThisTurn()), show())) : show()),
+        shown: (show, later = false) => (later || this.#reads.has(askId) ? this.#then(askId, () => showing(show, later)) : show()),
         dropped: () => {},
       };
     }
     const { promise, resolve } = Promise.withResolvers<{ show: () => void; later: boolean } | undefined>();
     this.#then(askId, async () => {
       const change = await promise;
-      if (change?.later) await afterThisTurn();
-      change?.show();
+      if (change) await showing(change.show, change.later);
     });
     return { shown: (show, later = false) => resolve({ show, later }), dropped: () => resolve(undefined) };
   }

@@ -200,7 +200,6 @@ export class BlockingCall {
   }
 
   #end(): void {
-    this.#begun.resolve();
     this.#settled();
   }
 }
