@@ -9,13 +9,28 @@ const question = (id: string, text: string): Ask =>
   openAsk("question", { question: text, project: "summaries" }, { id, at: "2026-12-03T10:00:00.000Z", raisedBy: { id: "psn_ada", name: "ada" } }) as Ask;
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
+/** The ask, counting each read of its question: the summary is made when it is read. */
+function counted(ask: Ask): { ask: Ask; reads: () => number } {
+  const prompt = ask.prompt as { question: string };
+  const text = prompt.question;
+  let reads = 0;
+  Object.defineProperty(prompt, "question", { get: () => (reads++, text), enumerable: true });
+  return { ask, reads: () => reads };
+}
+
 test("a summary remembered soon is made after this turn, or at once when read before", async () => {
   const cache = new SummaryCache();
-  cache.rememberSoon(question("ask_a", "Which store?"), 0);
+  const a = counted(question("ask_a", "Which store?"));
+  cache.rememberSoon(a.ask, 0);
+  expect(a.reads()).toBe(0);
   // Read in the same turn: summarized then.
   expect(cache.get("ask_a", 0)?.title).toBe("Which store?");
-  cache.rememberSoon(question("ask_b", "Which port?"), 0);
+  const b = counted(question("ask_b", "Which port?"));
+  cache.rememberSoon(b.ask, 0);
+  expect(b.reads()).toBe(0);
+  // Not read: summarized once the turn is over all the same.
   await nextTurn();
+  expect(b.reads()).toBeGreaterThan(0);
   expect(cache.get("ask_b", 0)?.title).toBe("Which port?");
   expect(cache.get("ask_b", 1)).toBeUndefined();
 });
