@@ -26,10 +26,13 @@ const waiting = new Map<string, Waiting>();
 const inboxes = new Set<{ send(text: string): unknown }>();
 let asks = 0;
 
+/** What the least server reads of a JSON-RPC message, unchecked. */
+type Message = { id?: unknown; method?: string; params?: { protocolVersion?: string; arguments?: unknown } };
+
 const sse = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
 /** A call held on its own SSE stream, the ask on every inbox as the stream opens. */
-function call(body: { id: unknown; params?: { arguments?: unknown } }): Response {
+function call(body: Message): Response {
   const askId = `ask_bare${++asks}`;
   const ask = { id: askId, kind: "question", status: "awaiting_human", input: body.params?.arguments ?? {}, createdAt: new Date().toISOString(), waiting: true };
   const direct: Bun.DirectUnderlyingSource<string> = {
@@ -66,7 +69,7 @@ async function reply(askId: string, request: Request): Promise<Response> {
 async function mcp(request: Request): Promise<Response> {
   if (request.method === "GET") return new Response(null, { status: 405 });
   if (request.method === "DELETE") return new Response(null, { status: 200 });
-  const body = (await request.json()) as { id?: unknown; method?: string; params?: { protocolVersion?: string } };
+  const body = (await request.json()) as Message;
   if (body.id === undefined) return new Response(null, { status: 202 });
   if (body.method === "initialize") {
     const result = { protocolVersion: body.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "bare", version: "0" } };
