@@ -477,3 +477,21 @@ test.each([
   expect(order[0]).toBe("the call has its reply");
   expect(order.toSorted()).toEqual(["the call has its reply", "the inboxes' frame", "the person's answer"]);
 });
+
+test("a reply handed over is counted for the metrics once its call has it, and only once", async () => {
+  const a = await replica(undefined, store.asks, store.asks, undefined, true);
+  const askId = await question(a);
+  await shown(a);
+  const order: string[] = [];
+  const counted: number[] = [];
+  a.waiting.onHandOver = (ms) => {
+    counted.push(ms);
+    order.push("counted");
+  };
+  const waited = a.waiting.follow(agent, askId, { from: 0, budgetMs: 0 }).then(() => order.push("the call has its reply"));
+  while (!a.waiting.isFollowed(askId)) await turns(1);
+  await Promise.all([a.asks.reply(person, askId, answered), waited]);
+  await shown(a);
+  expect(order).toEqual(["the call has its reply", "counted"]);
+  expect(counted[0]).toBeGreaterThanOrEqual(0);
+});
