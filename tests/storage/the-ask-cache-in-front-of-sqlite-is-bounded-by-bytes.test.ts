@@ -1,11 +1,13 @@
 // The relay on its SQLite file keeps asks in memory in front of the file. Bounded by a count, 20,000
 // asks of 250 KiB would be 5 GB; it is bounded by bytes instead, and what it lets go is read again
-// from the file.
+// from the file. A written ask is read from memory at once, and placed in the cache (and counted)
+// once the turn of the event loop it was written in ends.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openAsk } from "@loopback/shared/ask-rules/index";
+import { applyReply, openAsk } from "@loopback/shared/ask-rules/index";
+import { afterThisTurn } from "../../relay/src/asks/after-this-turn.ts";
 import { CachedAsks } from "../../relay/src/asks/cached-asks.ts";
 import { hashSecret, newId } from "../../relay/src/ids.ts";
 import { openSqliteStore } from "../../relay/src/storage/sqlite/store.ts";
@@ -29,6 +31,7 @@ test("asks of 250 KiB fill the cache only up to its bytes; the coldest are read 
       { id: newId("ask"), at: new Date().toISOString(), raisedBy: caller.person },
     );
     expect(await cached.insert(caller.spaceId, ask)).toBe("inserted");
+    await afterThisTurn();
     ids.push(ask.id);
     expect(cached.bytes).toBeLessThanOrEqual(maxBytes);
   }
@@ -66,6 +69,7 @@ test("an ask read lately is kept over one only written earlier: the cache lets g
   const big = async (i: number) => {
     const ask = openAsk("review", { title: `Used ${i}`, project: "cache", content: [{ type: "markdown", text: "y".repeat(250 * 1024) }] }, { id: newId("ask"), at: new Date().toISOString(), raisedBy: caller.person });
     expect(await cached.insert(caller.spaceId, ask)).toBe("inserted");
+    await afterThisTurn();
     return ask.id;
   };
   const [first, second] = [await big(0), await big(1)];
@@ -77,4 +81,29 @@ test("an ask read lately is kept over one only written earlier: the cache lets g
   expect(readsFromFile).toBe(0);
   expect((await cached.get(second))?.ask.id).toBe(second);
   expect(readsFromFile).toBe(1);
+});
+
+test("an ask written in this turn is read from memory at once, each turn and hand-over as written, before the cache places it", async () => {
+  const { caller } = await store.tokens.create({ space: "default", person: "Di", kind: "agent", tokenId: newId("tok"), hash: newId("tok"), at: new Date().toISOString() });
+  let readsFromFile = 0;
+  const counting = new Proxy(store.asks, {
+    get: (target, name, receiver) => (name === "get" ? (id: string) => (readsFromFile++, target.get(id)) : Reflect.get(target, name, receiver)),
+  });
+  const cached = new CachedAsks(counting);
+  const ask = openAsk("question", { question: "Now?", project: "cache" }, { id: newId("ask"), at: new Date().toISOString(), raisedBy: caller.person });
+  expect(await cached.insert(caller.spaceId, ask)).toBe("inserted");
+  expect((await cached.get(ask.id))?.version).toBe(0);
+  const opened = (await cached.get(ask.id))!;
+  const at = new Date().toISOString();
+  expect(await cached.append(opened, applyReply(opened.ask, { outcome: "dismissed" }, caller.person, at))).toBe("appended");
+  expect(await cached.get(ask.id)).toMatchObject({ version: 1, delivered: 0, ask: { status: "closed" } });
+  expect(await cached.claimDelivery(ask.id, 0, 1, at)).toBe(true);
+  expect(await cached.get(ask.id)).toMatchObject({ version: 1, delivered: 1, deliveredAt: at });
+  expect(readsFromFile).toBe(0);
+  expect(cached.bytes).toBe(0);
+  await afterThisTurn();
+  // Placed as it was left: the turn and its hand-over, counted.
+  expect(await cached.get(ask.id)).toMatchObject({ version: 1, delivered: 1, deliveredAt: at });
+  expect(cached.bytes).toBeGreaterThan(0);
+  expect(readsFromFile).toBe(0);
 });
