@@ -14,4 +14,4 @@ export const newId = (prefix: "ask" | "spc" | "psn" | "tok" | "upl" | "tsk" | "c
 export const newSecret = (prefix: string) => `${prefix}_${Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url")}`;
 
 // One call, no hasher object: half the time of building one (~4 µs against ~9 after a short idle).
-export const hashSecret = (secret: string) => Bun.CryptoHasher.hash("sha256", secret, "hex") as string;
+export const hashSecret = (secret: string) => Bun.CryptoHasher.hash("sha256", secret, "hex");

@@ -72,7 +72,9 @@ export class BlockingCall {
   #settled!: () => void;
   /** Settles once the call has ended, however it did. */
   readonly ended = new Promise<void>((resolve) => (this.#settled = resolve));
-  #begun = Promise.withResolvers<void>();
+  #began!: () => void;
+  /** Settles once `start` has opened or picked up its ask (shown to the person), or was refused. */
+  readonly begun = new Promise<void>((resolve) => (this.#began = resolve));
 
   constructor(
     private services: BlockingCallServices,
@@ -85,11 +87,6 @@ export class BlockingCall {
 
   get stopped(): boolean {
     return this.#stop.signal.aborted;
-  }
-
-  /** Settles once `start` has opened or picked up its ask (shown to the person), or was refused. */
-  get begun(): Promise<void> {
-    return this.#begun.promise;
   }
 
   /**
@@ -109,7 +106,7 @@ export class BlockingCall {
       this.#end();
       return toolError(e);
     } finally {
-      this.#begun.resolve();
+      this.#began();
     }
     try {
       // A new ask was stored with it; an ask that was already there gets it now.
