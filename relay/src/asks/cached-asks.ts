@@ -6,7 +6,7 @@
 import type { Ask } from "@loopback/shared/generated/types";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import { LRUCache } from "lru-cache";
-import { afterThisTurn } from "./after-this-turn.ts";
+import { onceAfterThisTurn } from "./after-this-turn.ts";
 import { jsonSize } from "./json-size.ts";
 import type { AppendOutcome, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../storage/store.ts";
 
@@ -28,6 +28,7 @@ export class CachedAsks implements AskRecords {
    * the ask's frame and the agent's result would otherwise wait for. Every read sees them at once.
    */
   #fresh = new Map<string, VersionedAsk>();
+  #placeSoon = onceAfterThisTurn(() => this.#place());
 
   constructor(
     private inner: AskRecords,
@@ -57,8 +58,8 @@ export class CachedAsks implements AskRecords {
   #keepSoon(stored: VersionedAsk): void {
     const held = this.#fresh.get(stored.ask.id) ?? this.#cache.peek(stored.ask.id)?.stored;
     if (held && held.version > stored.version) return;
-    if (!this.#fresh.size) void afterThisTurn().then(() => this.#place());
     this.#fresh.set(stored.ask.id, stored);
+    this.#placeSoon();
   }
 
   #place(): void {

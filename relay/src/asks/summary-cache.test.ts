@@ -3,11 +3,11 @@
 import { expect, test } from "bun:test";
 import { openAsk } from "@loopback/shared/ask-rules/index";
 import type { Ask } from "@loopback/shared/generated/types";
+import { afterThisTurn } from "./after-this-turn.ts";
 import { SummaryCache } from "./summary-cache.ts";
 
 const question = (id: string, text: string): Ask =>
   openAsk("question", { question: text, project: "summaries" }, { id, at: "2026-12-03T10:00:00.000Z", raisedBy: { id: "psn_ada", name: "ada" } }) as Ask;
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** The ask, counting each read of its question: the summary is made when it is read. */
 function counted(ask: Ask): { ask: Ask; reads: () => number } {
@@ -29,7 +29,7 @@ test("a summary remembered soon is made after this turn, or at once when read be
   cache.rememberSoon(b.ask, 0);
   expect(b.reads()).toBe(0);
   // Not read: summarized once the turn is over all the same.
-  await nextTurn();
+  await afterThisTurn();
   expect(b.reads()).toBeGreaterThan(0);
   expect(cache.get("ask_b", 0)?.title).toBe("Which port?");
   expect(cache.get("ask_b", 1)).toBeUndefined();
@@ -39,6 +39,6 @@ test("a summary still to be made is forgotten with the rest when the cache is cl
   const cache = new SummaryCache();
   cache.rememberSoon(question("ask_c", "Which branch?"), 3);
   cache.clear();
-  await nextTurn();
+  await afterThisTurn();
   expect(cache.get("ask_c", 3)).toBeUndefined();
 });

@@ -3,6 +3,7 @@
 import type { Ask, AskSummary } from "@loopback/shared/generated/types";
 import { summarize } from "@loopback/shared/ask-rules/summarize";
 import { LRUCache } from "lru-cache";
+import { onceAfterThisTurn } from "./after-this-turn.ts";
 
 /** Summaries kept at most: a few hundred bytes each, so ~10 MB at the most. */
 export const MAX_SUMMARIES = 30_000;
@@ -12,6 +13,7 @@ export class SummaryCache {
   #byId = new LRUCache<string, { version: number; summary: AskSummary }>({ max: MAX_SUMMARIES });
   /** Asks to summarize once this turn of the event loop is over (`rememberSoon`). */
   #soon: { ask: Ask; version: number }[] = [];
+  #settleSoon = onceAfterThisTurn(() => this.#settle());
 
   /** The summary of `id` at `version`, when it is known; `waiting` is the caller's to set. */
   get(id: string, version: number): AskSummary | undefined {
@@ -31,8 +33,8 @@ export class SummaryCache {
    * (~0.05 ms after a pause). A read of the cache before then summarizes it at once.
    */
   rememberSoon(ask: Ask, version: number): void {
-    if (!this.#soon.length) setImmediate(() => this.#settle());
     this.#soon.push({ ask, version });
+    this.#settleSoon();
   }
 
   #settle(): void {
