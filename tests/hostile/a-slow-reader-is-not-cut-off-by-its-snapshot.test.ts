@@ -35,7 +35,9 @@ class SlowReader {
   #needed = 0;
   #handshaken = false;
   frames: { opcode: number; text: string }[] = [];
-  events: { type: string; ask?: { id: string; project?: string } }[] = [];
+  events: { type: string; ask?: { id: string; project?: string }; snapshot?: { open: { project: string }[] } }[] = [];
+  /** Settles once the first bytes after the handshake arrive: the relay has read its snapshot. */
+  readonly snapshotBegun = Promise.withResolvers<void>();
   private constructor(readonly socket: Socket) {}
 
   static open(url: string, token: string): Promise<SlowReader> {
@@ -79,6 +81,7 @@ class SlowReader {
       this.#handshaken = true;
       this.#buffer = this.#buffer.subarray(end + 4);
     }
+    if (this.#buffer.length > 0) this.snapshotBegun.resolve();
     for (;;) {
       this.#received = this.#buffer.length;
       if (this.#buffer.length < 2) return;
@@ -112,6 +115,10 @@ test("a reader that stops reading during a 12 MiB snapshot, while asks change, g
   }));
 
   const reader = await SlowReader.open(s.relay.url, s.person.token);
+  // The later asks must be opened after the snapshot was read: one opened before is in the snapshot
+  // and rightly not told again (the relay may take the upgrade after an agent's call, as it did here
+  // on PostgreSQL under the whole suite, when the reader stopped as soon as it had connected).
+  await reader.snapshotBegun.promise;
   reader.socket.pause();
   // While the snapshot waits in the relay's buffers, 20 more large asks are opened.
   const later = newProject();
@@ -135,7 +142,8 @@ test("a reader that stops reading during a 12 MiB snapshot, while asks change, g
   const unheard = snapshot.open
     .filter((a) => a.project === later && !opened.has(a.id))
     .map((a) => ({ status: a.status, waiting: a.waiting, heard: reader.events.filter((e) => e.ask?.id === a.id).map((e) => e.type) }));
-  expect({ closed: reader.closed, first: reader.events[0]?.type, snapshots, database, openedLater: openedLater(), unheard }).toEqual({ closed: false, first: "snapshot", snapshots: 1, database: [], openedLater: 20, unheard: [] });
+  const laterInSnapshot = reader.events[0]?.snapshot?.open.filter((a) => a.project === later).length;
+  expect({ closed: reader.closed, first: reader.events[0]?.type, laterInSnapshot, snapshots, database, openedLater: openedLater(), unheard }).toEqual({ closed: false, first: "snapshot", laterInSnapshot: 0, snapshots: 1, database: [], openedLater: 20, unheard: [] });
   reader.socket.destroy();
   await Promise.all(agents.map((a) => a.close()));
 }, 90_000);
