@@ -56,8 +56,7 @@ export class CachedAsks implements AskRecords {
 
   /** `stored`, kept now and placed in the cache after this turn, unless a later version is held. */
   #keepSoon(stored: VersionedAsk): void {
-    const held = this.#fresh.get(stored.ask.id) ?? this.#cache.peek(stored.ask.id)?.stored;
-    if (held && held.version > stored.version) return;
+    if (this.#holdsLater(stored)) return;
     this.#fresh.set(stored.ask.id, stored);
     this.#placeSoon();
   }
@@ -73,9 +72,14 @@ export class CachedAsks implements AskRecords {
     this.#cache.delete(id);
   }
 
+  /** Whether a later version of the ask than `stored` is held, in this turn's map or the cache. */
+  #holdsLater(stored: VersionedAsk): boolean {
+    const held = this.#fresh.get(stored.ask.id) ?? this.#cache.peek(stored.ask.id)?.stored;
+    return held !== undefined && held.version > stored.version;
+  }
+
   #keep(stored: VersionedAsk): void {
-    const held = this.#held(stored.ask.id);
-    if (held && held.version > stored.version) return;
+    if (this.#holdsLater(stored)) return;
     // Its size as JSON, counted without writing it out: an ask bigger than the whole cache is not
     // kept, and the version held before it is let go.
     const bytes = jsonSize(stored.ask);
