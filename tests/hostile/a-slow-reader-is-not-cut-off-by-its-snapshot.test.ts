@@ -116,8 +116,8 @@ test("a reader that stops reading during a 12 MiB snapshot, while asks change, g
 
   const reader = await SlowReader.open(s.relay.url, s.person.token);
   // The later asks must be opened after the snapshot was read: one opened before is in the snapshot
-  // and rightly not told again (the relay may take the upgrade after an agent's call, as it did here
-  // on PostgreSQL under the whole suite, when the reader stopped as soon as it had connected).
+  // and rightly not told again, and the relay may take the upgrade after an agent's call (on
+  // PostgreSQL it reads the token from the database first).
   await reader.snapshotBegun.promise;
   reader.socket.pause();
   // While the snapshot waits in the relay's buffers, 20 more large asks are opened.
