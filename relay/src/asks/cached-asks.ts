@@ -107,17 +107,17 @@ export class CachedAsks implements AskRecords {
 
   async claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean> {
     const claimed = await this.inner.claimDelivery(askId, expected, next, at);
+    // Lost: another writer moved the count, and what is held of the ask is behind.
+    if (!claimed) {
+      this.#forget(askId);
+      return false;
+    }
+    const handedOver = (stored: VersionedAsk) => ({ ...stored, delivered: next, deliveredAt: at });
     const fresh = this.#fresh.get(askId);
-    if (fresh) {
-      if (claimed) this.#fresh.set(askId, { ...fresh, delivered: next, deliveredAt: at });
-      else this.#fresh.delete(askId);
-    }
+    if (fresh) this.#fresh.set(askId, handedOver(fresh));
     const held = this.#cache.get(askId);
-    if (held) {
-      if (claimed) held.stored = { ...held.stored, delivered: next, deliveredAt: at };
-      else this.#cache.delete(askId);
-    }
-    return claimed;
+    if (held) held.stored = handedOver(held.stored);
+    return true;
   }
 
   async get(id: string): Promise<VersionedAsk | undefined> {
