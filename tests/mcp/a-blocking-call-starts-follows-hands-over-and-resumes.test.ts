@@ -64,6 +64,26 @@ test("a call opens its ask and returns the person's reply", async () => {
   expect(calls.count).toBe(0);
 });
 
+test("a call hears its result in the turn the person's reply commits, before anything that turn puts after it", async () => {
+  const calls = new BlockingCalls(services());
+  const input = question();
+  const order: string[] = [];
+  let early: CallToolResult | undefined;
+  const result = calls.open(agent).start(ctx(), askQuestion, input, undefined, (r) => {
+    early = r;
+    order.push("result");
+  });
+  const askId = await followedAsk(input.project);
+  // The reply's commit resolves a promise; what the relay does after it (the frames, the person's
+  // answer) runs after this turn. The result comes before: its stream is written and closed at once.
+  const replied = relay.asks.reply(person, askId, { outcome: "answered", selected: ["Redis"] }).then(() => order.push("replied"));
+  const returned = result.then(() => order.push("returned"));
+  await Promise.all([replied, returned]);
+  expect(order[0]).toBe("result");
+  expect(structured(early!)).toEqual({ askId, reply: { outcome: "answered", selected: ["Redis"] } });
+  expect(await result).toEqual(early!);
+});
+
 test("handed over, a call whose client resumes ends without a result; its resume returns the reply given meanwhile, from the same turn", async () => {
   const calls = new BlockingCalls(services());
   const input = question();

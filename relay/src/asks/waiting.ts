@@ -28,6 +28,12 @@ export interface FollowOptions {
   release?: () => void;
   /** The token's place this wait holds (from `enter`), given back when it ends; taken here when not given. */
   room?: () => void;
+  /**
+   * Hears the reply in the turn the change that added it committed, when that change also recorded
+   * it as handed over (a call here takes it): the caller can write its result at once, not after the
+   * wait's promise hand-offs (~0.15 ms after a pause). `follow` still returns it.
+   */
+  handOver?: (reply: ToolReply) => void;
 }
 
 export interface WaitingLimits {
@@ -119,12 +125,18 @@ export class Waiting {
     let known: VersionedAsk | undefined;
     /** Woken since the last look began. */
     let woken = false;
+    /** The reply `handOver` heard. */
+    let handed: ToolReply | undefined;
     const follower: Follower = {
       wake: (ask) => {
         // A wake without the ask (a change heard from elsewhere) asks for a fresh read, and no ask
         // read earlier may stand in for it; of two asks given, the later version stands.
         if (!woken || (known && (!ask || ask.version > known.version))) known = ask;
         woken = true;
+        if (opts.handOver && ask && !handed && !stopping && !opts.signal?.aborted) {
+          const reply = this.handedOverIn(ask, opts.from);
+          if (reply) opts.handOver((handed = { askId, reply }));
+        }
         wake();
       },
       release: () => {
@@ -146,6 +158,7 @@ export class Waiting {
       }
       let retryMs = 0;
       for (;;) {
+        if (handed) return handed;
         // Aborted first: a reply taken for a call whose result will be thrown away would count as
         // handed over while nobody read it.
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
@@ -164,6 +177,8 @@ export class Waiting {
           timers.push(this.clock.after(retryMs, () => wake()));
         }
         if (opts.signal?.aborted) throw opts.signal.reason ?? new Error("aborted");
+        // Heard meanwhile, it is the reply already written.
+        if (handed) return handed;
         if (reply) return { askId, reply };
         const waited = this.clock.monoMs() - started;
         if (stopping || (opts.budgetMs > 0 && waited >= opts.budgetMs)) return pending(askId, waited, stopping);
@@ -259,7 +274,21 @@ export class Waiting {
     // before the result is written: the agent's next call (answer_follow_up, wait_for_reply, on any
     // replica) starts from what was handed over, and must not be handed this reply again.
     if (replies > stored.delivered) await this.store.claimDelivery(askId, stored.delivered, replies, this.clock.now());
-    const latest = latestReply(stored.ask)!;
+    return this.handingOver(stored.ask);
+  }
+
+  /**
+   * The reply to hand over from the ask as a change here left it, when no claim is left to record
+   * (the change recorded it, or an earlier follower did): what `take` returns, without its turn.
+   */
+  private handedOverIn(stored: VersionedAsk, from: number): Reply | undefined {
+    const replies = replyCount(stored.ask);
+    return replies > from && replies <= stored.delivered ? this.handingOver(stored.ask) : undefined;
+  }
+
+  /** The ask's newest reply, on its way to an agent. */
+  private handingOver(ask: Ask): Reply {
+    const latest = latestReply(ask)!;
     // Timed now, counted once the result is on its way: after a pause, the histogram's first
     // observation took ~0.06 ms the agent would otherwise wait for (marks, 100 rounds).
     const onHandOver = this.onHandOver;

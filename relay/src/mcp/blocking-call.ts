@@ -39,6 +39,12 @@ export interface Durable {
 /** How a call tells its client it still waits. */
 export type OnProgress = (waitedMs: number) => void;
 
+/**
+ * Hears the call's result as soon as it is known, when that is sooner than the call's promise: in
+ * the turn the person's reply committed. The promise still resolves with the same result.
+ */
+export type OnResult = (result: CallToolResult) => void;
+
 /** An ask a call or task follows, from which of the person's turns. */
 export interface Begun {
   askId: string;
@@ -93,7 +99,7 @@ export class BlockingCall {
    * Opens (or picks up) the ask and follows it. A refusal is an `isError` result; a call stopped
    * before its reply throws, since nobody reads its result.
    */
-  async start(ctx: ToolContext, tool: BlockingTool, args: unknown, onProgress?: OnProgress): Promise<CallToolResult> {
+  async start(ctx: ToolContext, tool: BlockingTool, args: unknown, onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
     const { waiting } = this.services;
     // A place among the token's waiting calls is taken before anything opens, and kept by the wait.
     let room: (() => void) | undefined;
@@ -113,7 +119,7 @@ export class BlockingCall {
       if (this.durable && !begun.recorded) await this.services.calls.insert(this.#recordOf(tool.name)(begun.askId, begun.from));
       // Cancelled while its ask was opened: the record written with it ends too.
       if (this.#cancelled) await this.#forget();
-      return await this.#follow(tool, begun.askId, { from: begun.from, opened: begun.opened, release: begun.release, room }, onProgress);
+      return await this.#follow(tool, begun.askId, { from: begun.from, opened: begun.opened, release: begun.release, room }, onProgress, onResult);
     } finally {
       room?.();
       begun.release?.();
@@ -122,10 +128,10 @@ export class BlockingCall {
   }
 
   /** Follows the ask of a durable record again, from its turn, as the call it records did. */
-  async resume(record: CallRow, onProgress?: OnProgress): Promise<CallToolResult> {
+  async resume(record: CallRow, onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
     try {
       const tool = TOOLS_BY_NAME.get(record.tool as never);
-      return await this.#follow(tool?.kind === "blocking" ? tool : undefined, record.askId!, { from: record.fromTurn }, onProgress);
+      return await this.#follow(tool?.kind === "blocking" ? tool : undefined, record.askId!, { from: record.fromTurn }, onProgress, onResult);
     } finally {
       this.#end();
     }
@@ -160,7 +166,7 @@ export class BlockingCall {
     this.#stop.abort(new Error("revoked"));
   }
 
-  async #follow(tool: BlockingTool | undefined, askId: string, from: { from: number; opened?: boolean; release?: () => void; room?: () => void }, onProgress?: OnProgress): Promise<CallToolResult> {
+  async #follow(tool: BlockingTool | undefined, askId: string, from: { from: number; opened?: boolean; release?: () => void; room?: () => void }, onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
     const { waiting, config, asks } = this.services;
     try {
       const reply = await waiting.follow(this.caller, askId, {
@@ -170,6 +176,8 @@ export class BlockingCall {
         budgetMs: tool?.unbudgeted ? 0 : waitBudgetMs(config, this.client),
         progressEveryMs: config.progressEveryMs,
         onProgress,
+        // A result in the tool's own shape may read the ask first: it comes when the promise does.
+        handOver: onResult && !tool?.present ? (reply) => onResult(toolResultOf(reply)) : undefined,
       });
       return tool ? await blockingResult(tool, reply, () => asks.get(this.caller, askId)) : toolResultOf(reply);
     } catch (e) {

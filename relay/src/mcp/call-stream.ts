@@ -28,8 +28,11 @@ export interface StreamedCall {
   retryMs: number;
   /** Extra response headers (the session id). */
   headers: Record<string, string>;
-  /** Runs the call; resolves with its result, or with nothing when the stream is to end without one (dropped, handed over). */
-  run(progress: (notification: { method: string; params: Record<string, unknown> }) => void): Promise<CallToolResult | undefined>;
+  /**
+   * Runs the call; resolves with its result, or with nothing when the stream is to end without one
+   * (dropped, handed over). `result` writes the result sooner, when the call knows it sooner.
+   */
+  run(progress: (notification: { method: string; params: Record<string, unknown> }) => void, result: (result: CallToolResult) => void): Promise<CallToolResult | undefined>;
   /** The client stopped reading. */
   cancel(): void;
   /** The stream ended, however it did. */
@@ -58,10 +61,29 @@ export function callStream(call: StreamedCall): Response {
       // Cancelled meanwhile: the call is being stopped.
     }
   }, SSE_KEEPALIVE_MS);
+  let answered = false;
+  const answer = (result: CallToolResult) => {
+    if (answered) return;
+    answered = true;
+    send({ jsonrpc: "2.0", id: call.requestId, result } as JSONRPCMessage, callId && `${callId}:done`);
+    // The result is the stream's last event. Closed with it, it leaves at once: a direct stream's
+    // flushed write otherwise waits for the end of the event loop's turn, after its immediates, so
+    // behind everything the relay does once the reply is committed (the frames, the person's `200`).
+    if (controller) closeQuietly(controller);
+  };
   const running = (async () => {
     try {
-      const result = await call.run((notification) => send({ jsonrpc: "2.0", ...notification } as JSONRPCMessage, callId && `${callId}:${++n}`));
-      if (result) send({ jsonrpc: "2.0", id: call.requestId, result } as JSONRPCMessage, callId && `${callId}:done`);
+      const result = await call.run(
+        (notification) => send({ jsonrpc: "2.0", ...notification } as JSONRPCMessage, callId && `${callId}:${++n}`),
+        (result) => {
+          try {
+            answer(result);
+          } catch {
+            // The client left: the call ends as it would have.
+          }
+        },
+      );
+      if (result) answer(result);
     } catch {
       // The call failed to run, or the client left while the result was being written: it resumes, or it is gone.
     } finally {

@@ -15,7 +15,7 @@ import { problemResponse } from "../http/problem-response.ts";
 import { readCappedBody } from "../read-capped-body.ts";
 import { newId } from "../ids.ts";
 import type { SessionRecords } from "../storage/store.ts";
-import { BlockingCall, BlockingCalls, within, type OnProgress } from "./blocking-call.ts";
+import { BlockingCall, BlockingCalls, within, type OnProgress, type OnResult } from "./blocking-call.ts";
 import { callStream, openedAtOnce } from "./call-stream.ts";
 import { blockingCallOf, cancelledIds, jsonRpcError, requestIds, type BlockingCallRequest } from "./json-rpc.ts";
 import { createMcpServer, progress, toolContext, type McpServices } from "./session.ts";
@@ -133,7 +133,7 @@ export class McpEndpoint {
     const resumes = resumesStreams(protocolOf(request), client);
     const call = this.#calls.open(caller, { id: newId("cal"), sessionId: session.id, requestId: sent.id, progressToken: sent.progressToken, resumes }, client);
     const ctx = toolContext(this.relay, caller, session.server);
-    const response = this.stream(session, request, call, sent.id, (onProgress) => call.start(ctx, sent.tool, sent.args, onProgress), sent.progressToken);
+    const response = this.stream(session, request, call, sent.id, (onProgress, onResult) => call.start(ctx, sent.tool, sent.args, onProgress, onResult), sent.progressToken);
     await call.begun;
     return response;
   }
@@ -152,11 +152,11 @@ export class McpEndpoint {
     const progressToken = record.progressToken === null ? undefined : (JSON.parse(record.progressToken) as string | number);
     // A client that resumes once resumes again.
     const call = this.#calls.open(caller, { id: record.id, sessionId: session.id, requestId, progressToken, resumes: true }, session.server.getClientVersion()?.name);
-    return this.stream(session, request, call, requestId, (onProgress) => call.resume(record, onProgress), progressToken);
+    return this.stream(session, request, call, requestId, (onProgress, onResult) => call.resume(record, onProgress, onResult), progressToken);
   }
 
   /** The stream of a call: cancelled by the client by its request id, dropped with its connection. */
-  private stream(session: Session, request: Request, call: BlockingCall, requestId: RequestId, run: (onProgress?: OnProgress) => Promise<CallToolResult>, progressToken?: string | number): Response {
+  private stream(session: Session, request: Request, call: BlockingCall, requestId: RequestId, run: (onProgress: OnProgress | undefined, onResult: OnResult) => Promise<CallToolResult>, progressToken?: string | number): Response {
     const key = JSON.stringify(requestId);
     session.calls.set(key, call);
     const drop = () => call.drop();
@@ -170,7 +170,7 @@ export class McpEndpoint {
       retryMs: this.relay.config.streamRetryMs,
       headers: { "mcp-session-id": session.id },
       // Stopped (cancelled, dropped, handed over): nobody reads a result, or the client resumes.
-      run: (send) => run(progressToken === undefined ? undefined : (waitedMs) => send(progress(progressToken, waitedMs))).catch(() => undefined),
+      run: (send, result) => run(progressToken === undefined ? undefined : (waitedMs) => send(progress(progressToken, waitedMs)), result).catch(() => undefined),
       cancel: drop,
       ended: () => {
         request.signal.removeEventListener("abort", drop);
