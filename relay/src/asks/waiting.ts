@@ -30,8 +30,8 @@ export interface FollowOptions {
   room?: () => void;
   /**
    * Hears the reply in the turn the change that added it committed, when that change also recorded
-   * it as handed over (a call here takes it): the caller can write its result at once, not after the
-   * wait's promise hand-offs (~0.15 ms after a pause). `follow` still returns it.
+   * it as handed over (a call here takes it): the caller can send its result then, before the rest of
+   * that turn (the wait's own promise jobs, the frames, the person's answer). `follow` still returns it.
    */
   handOver?: (reply: ToolReply) => void;
 }
@@ -133,7 +133,8 @@ export class Waiting {
         // read earlier may stand in for it; of two asks given, the later version stands.
         if (!woken || (known && (!ask || ask.version > known.version))) known = ask;
         woken = true;
-        if (opts.handOver && ask && !handed && !stopping && !opts.signal?.aborted) {
+        // Only from the ask that stands: an older read given late is left to the look below.
+        if (opts.handOver && ask && known === ask && !handed && !stopping && !opts.signal?.aborted) {
           const reply = this.handedOverIn(ask, opts.from);
           if (reply) opts.handOver((handed = { askId, reply }));
         }
