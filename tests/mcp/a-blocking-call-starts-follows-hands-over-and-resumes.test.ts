@@ -48,7 +48,8 @@ async function followedAsk(project: string): Promise<string> {
   // Turns of the event loop, not timers: this works on the fake clock too (the store answers without one).
   for (let i = 0; i < 10_000; i++) {
     const open = (await relay.asks.snapshot(person)).open.find((a) => a.project === project);
-    if (open && relay.waiting.isFollowed(open.id) && relay.waiting.count > 0) return open.id;
+    // Followed by the call itself, not only by the hold that keeps a new ask `waiting` until then.
+    if (open && relay.waiting.takenHere(open.id)) return open.id;
     await new Promise((r) => process.nextTick(r));
   }
   throw new Error("the call never followed its ask");
