@@ -470,7 +470,8 @@ test.each([
   const order: string[] = [];
   const waited = a.waiting.follow(agent, askId, { from: 0, budgetMs: 0 }).then(() => order.push("the call has its reply"));
   while (!a.waiting.isFollowed(askId)) await turns(1);
-  a.bus.listen((_spaceId, event) => event.ask.status === "closed" && order.push("the inboxes' frame"));
+  // The change's own frame (the call still following it as it commits), not the flip that follows once the call has left.
+  a.bus.listen((_spaceId, event) => event.ask.status === "closed" && event.ask.waiting && order.push("the inboxes' frame"));
   // The agent is what is blocked on the reply: its call has it before anyone is told of it.
   await Promise.all([a.asks.reply(person, askId, answered).then(() => order.push("the person's answer")), waited]);
   await shown(a);

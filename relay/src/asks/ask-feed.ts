@@ -118,19 +118,20 @@ export class AskFeed {
    * the change is shown after that version (whose notice, made elsewhere, may still be coming, and
    * would be dropped once this one is shown). Returns the ask as shown.
    *
-   * `handedOver`: a call here takes the reply this change adds. Its result is what an agent is
-   * blocked on, so it goes out first: the frames wait until this turn's promise jobs (the woken
-   * call's look and its result's write among them) have run, ~0.2 ms on its way after a pause.
+   * `wokenAs`: a call here takes the reply this change adds. Its result is what an agent is blocked
+   * on, so it goes out first: whoever follows the ask was woken at the commit itself (see
+   * AskService.commit), `wokenAs` is the ask as it stood then, and the frames wait until this turn's
+   * promise jobs have run.
    */
-  committed(spaceId: string, before: VersionedAsk, after: Ask, left: VersionedAsk, change: PendingChange, handedOver = false): Ask {
-    const shown = this.waiting.withWaiting(after);
-    this.waiting.wake(after.id, left);
+  committed(spaceId: string, before: VersionedAsk, after: Ask, left: VersionedAsk, change: PendingChange, wokenAs?: Ask): Ask {
+    const shown = wokenAs ?? this.waiting.withWaiting(after);
+    if (!wokenAs) this.waiting.wake(after.id, left);
     change.shown(() => {
       if ((this.#shown.peek(before.ask.id)?.version ?? -1) < before.version) {
         this.#show(spaceId, before.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(before.ask), before.version);
       }
       this.#show(spaceId, "ask.updated", shown, before.version + 1);
-    }, handedOver);
+    }, wokenAs !== undefined);
     return shown;
   }
 

@@ -387,7 +387,20 @@ export class AskService {
     // transaction instead of two, before the call's result is written.
     const replies = replyCount(after);
     const handedOverAt = replies > replyCount(before.ask) && this.waiting.takenHere(after.id) ? this.clock.now() : undefined;
-    const { outcome: appended, change } = await this.inPlace(after.id, "appended", () => this.store.append(before, after, handedOverAt));
+    const delivered = handedOverAt === undefined ? { delivered: before.delivered, deliveredAt: before.deliveredAt } : { delivered: replies, deliveredAt: handedOverAt };
+    const left = { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 };
+    // That call is woken the moment the reply is stored, and sends its result then: not after the
+    // promise jobs that bring the commit back here (~0.05 ms after a pause). The ask is shown as it
+    // stood then, its call still following it.
+    let wokenAs: Ask | undefined;
+    const wakeTaker =
+      handedOverAt === undefined
+        ? undefined
+        : () => {
+            wokenAs = this.waiting.withWaiting(after);
+            this.waiting.wake(after.id, left);
+          };
+    const { outcome: appended, change } = await this.inPlace(after.id, "appended", () => this.store.append(before, after, handedOverAt, wakeTaker));
     if (appended === "not_your_turn") {
       this.recent?.forget(before.ask.id);
       // Said as the ask now is: closed by the write that won, or moved on to another turn.
@@ -395,14 +408,11 @@ export class AskService {
       if (now?.ask.status === "closed") throw problem("ask.closed");
       throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     }
-    const delivered = handedOverAt === undefined ? { delivered: before.delivered, deliveredAt: before.deliveredAt } : { delivered: replies, deliveredAt: handedOverAt };
-    const left = { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 };
     this.recent?.keep(left);
-    const handedOver = handedOverAt !== undefined;
-    const shown = this.feed.committed(caller.spaceId, before, after, left, change, handedOver);
+    const shown = this.feed.committed(caller.spaceId, before, after, left, change, wokenAs);
     // A reply a call here takes goes to its agent first; the inboxes' frames and the writer's own
     // answer follow it (an inbox drops a sent draft whenever its 200 comes: extension/src/reply/draft.svelte.ts).
-    if (handedOver) await afterThisTurn();
+    if (wokenAs) await afterThisTurn();
     return shown;
   }
 }

@@ -8,7 +8,7 @@ import { replyCount } from "@loopback/shared/ask-rules/index";
 import { LRUCache } from "lru-cache";
 import { onceAfterThisTurn } from "./after-this-turn.ts";
 import { jsonSize } from "./json-size.ts";
-import type { AppendOutcome, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../storage/store.ts";
+import type { AppendOutcome, AskRecords, CallRow, Committed, InsertOutcome, OpenAskCap, VersionedAsk } from "../storage/store.ts";
 
 /** Bytes of asks kept (as JSON), the most recently used last; the coldest are let go past this. */
 export const CACHED_ASK_BYTES = 64 * 1024 * 1024;
@@ -95,8 +95,8 @@ export class CachedAsks implements AskRecords {
     return outcome;
   }
 
-  async append(before: VersionedAsk, after: Ask, handedOverAt?: string): Promise<AppendOutcome> {
-    const outcome = await this.inner.append(before, after, handedOverAt);
+  async append(before: VersionedAsk, after: Ask, handedOverAt?: string, committed?: Committed): Promise<AppendOutcome> {
+    const outcome = await this.inner.append(before, after, handedOverAt, committed);
     if (outcome === "appended") {
       const held = handedOverAt === undefined ? this.#held(after.id) : undefined;
       const delivered = handedOverAt === undefined ? { delivered: held?.delivered ?? before.delivered, deliveredAt: held?.deliveredAt ?? before.deliveredAt } : { delivered: replyCount(after), deliveredAt: handedOverAt };

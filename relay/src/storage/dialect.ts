@@ -29,8 +29,11 @@ export interface Dialect {
    * transaction's connection, where postgres.js prepares each text itself.
    */
   statement(name: string, build: (q: Query) => Preparable): (tx: Query, params: Record<string, unknown>) => Promise<unknown>;
-  /** Several statements in one durable transaction; a throw rolls all of them back. */
-  transaction<T>(fn: (tx: Query) => Promise<T>): Promise<T>;
+  /**
+   * Several statements in one durable transaction; a throw rolls all of them back. `committed` runs
+   * the moment it has committed, before the promise settles (and never throws: see `Committed`).
+   */
+  transaction<T>(fn: (tx: Query) => Promise<T>, committed?: Committed): Promise<T>;
   /**
    * Makes `tx` the only transaction holding `key` until it ends, so a count and the insert it allows
    * are one step for every writer: PostgreSQL takes a transaction-scoped advisory lock; SQLite's
@@ -68,6 +71,13 @@ export function changedRows(result: unknown): number {
   const { changes, count } = result as { changes?: number; count?: number };
   return Number(changes ?? count ?? 0);
 }
+
+/**
+ * Told the moment a change is committed, in the same turn: what waits on it (an agent's result) goes
+ * out before the promise jobs that carry the commit back to its caller. It must not throw, as the
+ * change is stored whatever it does.
+ */
+export type Committed = () => void;
 
 /** Runs promises one after another: a single SQLite connection has one transaction at a time. */
 export class Serial {

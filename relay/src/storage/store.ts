@@ -6,6 +6,8 @@
 import type { Ask } from "@loopback/shared/generated/types";
 import type { Caller, TokenKind } from "./caller.ts";
 import type { DatabaseReach } from "./database-reach.ts";
+import type { Committed } from "./dialect.ts";
+export type { Committed };
 import type { DiskSpace } from "./disk-space.ts";
 import type { mcpSessions, pushDevices, tasks, uploads, waitingCalls } from "./sqlite/schema.ts";
 
@@ -52,7 +54,8 @@ export interface AskRecords {
    * With `handedOverAt` (ISO time), the same transaction records every turn of the person's as handed
    * over then (`claimDelivery`'s record): a call here waits to take the reply this change adds.
    */
-  append(before: VersionedAsk, after: Ask, handedOverAt?: string): Promise<AppendOutcome>;
+  /** `committed` runs the moment the turn is stored, before the promise settles with `appended`. */
+  append(before: VersionedAsk, after: Ask, handedOverAt?: string, committed?: Committed): Promise<AppendOutcome>;
   /** Records the person's turns up to `next` as handed over, if nobody moved the count from `expected`. */
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean>;
   get(id: string): Promise<VersionedAsk | undefined>;

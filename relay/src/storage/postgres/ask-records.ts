@@ -10,7 +10,7 @@ import type { Ask } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
 import type postgres from "postgres";
-import type { Dialect } from "../dialect.ts";
+import type { Committed, Dialect } from "../dialect.ts";
 import { asLeft, OPEN_STATUSES, opening, SqlAskRecords } from "../records/ask-records.ts";
 import type { AppendOutcome, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 
@@ -65,7 +65,7 @@ export class PgAskRecords extends SqlAskRecords {
     super(d, replicaName);
   }
 
-  override async append(before: VersionedAsk, after: Ask, handedOverAt?: string): Promise<AppendOutcome> {
+  override async append(before: VersionedAsk, after: Ask, handedOverAt?: string, committed?: Committed): Promise<AppendOutcome> {
     const from = before.ask.thread.length;
     const added = after.thread.slice(from).map((entry, i) => ({ seq: from + i, revision: REVISION, author: entry.author, body: JSON.stringify(entry), at: entry.at }));
     const version = before.version + 1;
@@ -76,7 +76,9 @@ export class PgAskRecords extends SqlAskRecords {
       [after.status, after.updatedAt, after.closedAt ?? null, version, ...handed, after.id, before.version, JSON.stringify(added), this.channel, JSON.stringify(change)] as never[],
       { prepare: true },
     );
-    return moved.length === 1 ? "appended" : "not_your_turn";
+    if (moved.length !== 1) return "not_your_turn";
+    committed?.();
+    return "appended";
   }
 
   override async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {

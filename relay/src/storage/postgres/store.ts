@@ -99,7 +99,11 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     // This transaction's commit returns before its WAL is flushed; every other commit waits for it.
     withoutWaitingForDisk: (fn) => inTransaction(fn, ["set local synchronous_commit = off"]),
     statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
-    transaction: (fn) => inTransaction(fn),
+    transaction: async (fn, committed) => {
+      const result = await inTransaction(fn);
+      committed?.();
+      return result;
+    },
     lock: async (tx, key) => {
       await (tx as unknown as typeof db).execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
     },

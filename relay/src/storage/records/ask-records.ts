@@ -5,7 +5,7 @@ import { and, asc, count, desc, eq, inArray, isNotNull, lt, ne, or, sql } from "
 import type { Ask, AskStatus } from "@loopback/shared/generated/types";
 import { REVISION } from "@loopback/shared/generated/revision";
 import { replyCount } from "@loopback/shared/ask-rules/index";
-import { changedRows, prepared, type Dialect } from "../dialect.ts";
+import { changedRows, prepared, type Committed, type Dialect } from "../dialect.ts";
 import type { asks, entries } from "../sqlite/schema.ts";
 import type { AppendOutcome, AskChange, AskHead, AskRecords, CallRow, InsertOutcome, OpenAskCap, VersionedAsk } from "../store.ts";
 import { assemble } from "../upgrade.ts";
@@ -170,7 +170,7 @@ export class SqlAskRecords implements AskRecords {
     });
   }
 
-  async append(before: VersionedAsk, after: Ask, handedOverAt?: string): Promise<AppendOutcome> {
+  async append(before: VersionedAsk, after: Ask, handedOverAt?: string, committed?: Committed): Promise<AppendOutcome> {
     const from = before.ask.thread.length;
     const added = after.thread.slice(from);
     const version = before.version + 1;
@@ -189,7 +189,7 @@ export class SqlAskRecords implements AskRecords {
         if (changedRows(moved.value) !== 1) throw new NotYourTurn();
         for (const r of rest) if (r.status === "rejected") throw r.reason;
         return "appended" as const;
-      })
+      }, committed)
       .catch((e) => {
         if (e instanceof NotYourTurn) return "not_your_turn" as const;
         throw e;

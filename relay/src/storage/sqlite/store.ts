@@ -5,7 +5,7 @@
 import { sql, type Column } from "drizzle-orm";
 import { newId } from "../../ids.ts";
 import { openDb, type Db } from "./db.ts";
-import { Serial, type Dialect, type Query } from "../dialect.ts";
+import { Serial, type Committed, type Dialect, type Query } from "../dialect.ts";
 import * as schema from "./schema.ts";
 import { CachedTokens } from "./cached-tokens.ts";
 import { storeOver } from "../records/store-over.ts";
@@ -19,19 +19,21 @@ export function sqliteDialect(db: Db, replica: string): Dialect {
   const turns = turnsByFile.get(client.filename) ?? new Serial();
   turnsByFile.set(client.filename, turns);
   const q = db as unknown as Query;
-  const inTransaction = async <T>(fn: (tx: Query) => Promise<T>): Promise<T> => {
+  const inTransaction = async <T>(fn: (tx: Query) => Promise<T>, committed?: Committed): Promise<T> => {
     // IMMEDIATE takes the write lock at once: another process's writer waits (busy_timeout), and a
     // compare-and-set read inside sees the row as it stands.
     client.run("BEGIN IMMEDIATE");
+    let result: T;
     try {
-      const result = await fn(q);
+      result = await fn(q);
       client.run("COMMIT");
-      return result;
     } catch (e) {
       // SQLite may already have rolled back (a full disk, an I/O error): the error worth telling is `e`.
       if (client.inTransaction) client.run("ROLLBACK");
       throw e;
     }
+    committed?.();
+    return result;
   };
   return {
     kind: "sqlite",
@@ -53,7 +55,7 @@ export function sqliteDialect(db: Db, replica: string): Dialect {
       const query = build(q).prepare(name);
       return (_tx, params) => query.execute(params);
     },
-    transaction: (fn) => turns.run(() => inTransaction(fn)),
+    transaction: (fn, committed) => turns.run(() => inTransaction(fn, committed)),
     lock: async () => {},
     // Another connection's commit moves `data_version`, which `tokensVersion` reads: nothing to send.
     announceRevocation: async () => {},
