@@ -168,6 +168,7 @@ export class BlockingCall {
 
   async #follow(tool: BlockingTool | undefined, askId: string, from: { from: number; opened?: boolean; release?: () => void; room?: () => void }, onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
     const { waiting, config, asks } = this.services;
+    let early: CallToolResult | undefined;
     try {
       const reply = await waiting.follow(this.caller, askId, {
         ...from,
@@ -177,9 +178,9 @@ export class BlockingCall {
         progressEveryMs: config.progressEveryMs,
         onProgress,
         // A result in the tool's own shape may read the ask first: it comes when the promise does.
-        handOver: onResult && !tool?.present ? (reply) => onResult(toolResultOf(reply)) : undefined,
+        handOver: onResult && !tool?.present ? (reply) => onResult((early = toolResultOf(reply))) : undefined,
       });
-      return tool ? await blockingResult(tool, reply, () => asks.get(this.caller, askId)) : toolResultOf(reply);
+      return early ?? (tool ? await blockingResult(tool, reply, () => asks.get(this.caller, askId)) : toolResultOf(reply));
     } catch (e) {
       if (this.stopped) throw e;
       return toolError(e);
