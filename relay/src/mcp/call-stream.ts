@@ -41,9 +41,9 @@ export interface StreamedCall {
 
 export function callStream(call: StreamedCall): Response {
   const { callId } = call;
-  // A direct stream: each event is written to the socket when it is flushed, in the turn it is ready.
-  // A default stream's chunk goes out only after whatever else that turn writes (the person's `200`
-  // to the same reply, the record of the hand-over): after a pause, 0.4–0.9 ms later.
+  // A direct stream: an event written and flushed leaves at the end of the event loop's turn, after
+  // its immediates, as a default stream's chunk does; closing it sends what was written at once,
+  // which the result, its last event, does (see `answer`).
   // The call runs from now, not from when Bun first pulls the body: what it writes before then waits.
   let controller: ReadableStreamDirectController | undefined;
   const early: string[] = [callId ? (call.readsPriming ? priming : opening)(callId, call.retryMs) : OPENED];
