@@ -66,6 +66,20 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       expect((await store.asks.get(first.ask.id))?.deliveredAt).toBe(at(3));
     });
 
+    test("a stored turn tells its caller once, in the commit's turn, before its promise settles; a lost turn never does", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const first = await opened(store, caller);
+      const heard: string[] = [];
+      const answered = applyReply(first.ask, { outcome: "answered", selected: ["Yes"] }, person, at(2));
+      const appended = store.asks.append(first, answered, at(3), () => heard.push("committed")).then((outcome) => heard.push(outcome));
+      await appended;
+      expect(heard).toEqual(["committed", "appended"]);
+      const lost = await store.asks.append(first, applyReply(first.ask, { outcome: "dismissed" }, person, at(4)), undefined, () => heard.push("committed"));
+      expect(lost).toBe("not_your_turn");
+      expect(heard).toEqual(["committed", "appended"]);
+    });
+
     test("a change decided on an older version is not the writer's turn, and writes nothing", async () => {
       const { store } = await kind.fresh();
       const caller = await aPerson(store);
