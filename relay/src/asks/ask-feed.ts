@@ -113,26 +113,32 @@ export class AskFeed {
   }
 
   /**
-   * A turn committed here on `before`'s version, in its place taken by `pending`: whoever follows the
-   * ask looks for its reply in `left` (the ask as the change left it) without reading it again, and
-   * the change is shown after that version (whose notice, made elsewhere, may still be coming, and
-   * would be dropped once this one is shown). Returns the ask as shown.
-   *
-   * `wokenAs`: a call here takes the reply this change adds. Its result is what an agent is blocked
-   * on, so it goes out first: whoever follows the ask was woken at the commit itself (see
-   * AskService.commit), `wokenAs` is the ask as it stood then, and the frames wait until this turn's
-   * promise jobs have run.
+   * A turn of this relay's, the moment the store has it (the store calls this in the commit's turn):
+   * whoever follows the ask looks for its reply in `left` (the ask as the change left it) without
+   * reading it again, so a call that takes the reply sends its result now. Returns the ask as it is
+   * to be shown: as it stood at the commit, its followers still on it.
    */
-  committed(spaceId: string, before: VersionedAsk, after: Ask, left: VersionedAsk, change: PendingChange, wokenAs?: Ask): Ask {
-    const shown = wokenAs ?? this.waiting.withWaiting(after);
-    if (!wokenAs) this.waiting.wake(after.id, left);
+  stored(after: Ask, left: VersionedAsk): Ask {
+    const shown = this.waiting.withWaiting(after);
+    this.waiting.wake(after.id, left);
+    return shown;
+  }
+
+  /**
+   * A turn committed here on `before`'s version (`shown`, from `stored`), in its place taken by
+   * `pending`: shown after that version (whose notice, made elsewhere, may still be coming, and would
+   * be dropped once this one is shown).
+   *
+   * `handedOver`: a call here took the reply this change adds. Its result is what an agent is blocked
+   * on, so it goes out first: the frames wait until this turn's promise jobs have run.
+   */
+  committed(spaceId: string, before: VersionedAsk, shown: Ask, change: PendingChange, handedOver: boolean): void {
     change.shown(() => {
       if ((this.#shown.peek(before.ask.id)?.version ?? -1) < before.version) {
         this.#show(spaceId, before.version === 0 ? "ask.opened" : "ask.updated", this.waiting.withWaiting(before.ask), before.version);
       }
       this.#show(spaceId, "ask.updated", shown, before.version + 1);
-    }, wokenAs !== undefined);
-    return shown;
+    }, handedOver);
   }
 
   /** Whether a call or task follows the ask changed, here or on another replica: it is shown again. */

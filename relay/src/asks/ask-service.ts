@@ -120,7 +120,7 @@ export class AskService {
     /** What the inboxes are shown, heard to keep each ask's summary current. */
     bus: Pick<AskEventBus, "listen" | "onResync">,
     /** Where this service's changes go to be shown and to wake whoever follows the ask. */
-    private feed: Pick<AskFeed, "pending" | "opened" | "committed">,
+    private feed: Pick<AskFeed, "pending" | "opened" | "stored" | "committed">,
     private clock: Clock,
     private waiting: Waiting,
     /** How long a handed-over reply stays claimable by asking again with the same input. */
@@ -389,18 +389,10 @@ export class AskService {
     const handedOverAt = replies > replyCount(before.ask) && this.waiting.takenHere(after.id) ? this.clock.now() : undefined;
     const delivered = handedOverAt === undefined ? { delivered: before.delivered, deliveredAt: before.deliveredAt } : { delivered: replies, deliveredAt: handedOverAt };
     const left = { spaceId: before.spaceId, ask: after, ...delivered, version: before.version + 1 };
-    // That call is woken the moment the reply is stored, and sends its result then: not after the
-    // promise jobs that bring the commit back here (~0.05 ms after a pause). The ask is shown as it
-    // stood then, its call still following it.
-    let wokenAs: Ask | undefined;
-    const wakeTaker =
-      handedOverAt === undefined
-        ? undefined
-        : () => {
-            wokenAs = this.waiting.withWaiting(after);
-            this.waiting.wake(after.id, left);
-          };
-    const { outcome: appended, change } = await this.inPlace(after.id, "appended", () => this.store.append(before, after, handedOverAt, wakeTaker));
+    // Whoever follows the ask is told the moment the turn is stored (a call that takes its reply
+    // sends its result then), not after the promise jobs that bring the commit back here.
+    let shown!: Ask;
+    const { outcome: appended, change } = await this.inPlace(after.id, "appended", () => this.store.append(before, after, handedOverAt, () => (shown = this.feed.stored(after, left))));
     if (appended === "not_your_turn") {
       this.recent?.forget(before.ask.id);
       // Said as the ask now is: closed by the write that won, or moved on to another turn.
@@ -409,10 +401,11 @@ export class AskService {
       throw problem("ask.not_your_turn", "The ask changed meanwhile; reload it.");
     }
     this.recent?.keep(left);
-    const shown = this.feed.committed(caller.spaceId, before, after, left, change, wokenAs);
+    const handedOver = handedOverAt !== undefined;
+    this.feed.committed(caller.spaceId, before, shown, change, handedOver);
     // A reply a call here takes goes to its agent first; the inboxes' frames and the writer's own
     // answer follow it (an inbox drops a sent draft whenever its 200 comes: extension/src/reply/draft.svelte.ts).
-    if (wokenAs) await afterThisTurn();
+    if (handedOver) await afterThisTurn();
     return shown;
   }
 }
