@@ -82,7 +82,7 @@ describe("the extension in Firefox", () => {
     await options.locator("#relay").fill(relay.url);
     await options.locator("#token").fill(personToken);
     await options.locator("button[type=submit]").click();
-    const result = await find(options, "[data-result=ok]");
+    const result = await find(options, "[data-result=ok]", "Connected");
     expect(await result.evaluate((el) => el.textContent)).toContain("Ada");
     expect(await firefox.storedToken()).toBe(personToken);
 

@@ -64,7 +64,6 @@ export class ConnectionForm {
         this.result = { ok: false, reason: refused };
         return;
       }
-      this.result = { ok: true, who, revision, base };
       if (save) {
         await writeSettings({ relayUrl: base, notify: this.notify });
         await writeToken(token);
@@ -74,6 +73,8 @@ export class ConnectionForm {
         this.saved = true;
         await browser.runtime.sendMessage({ type: "reconnect" } satisfies WorkerMessage).catch(() => {});
       }
+      // Shown last: a page closed once it says Connected has kept the token.
+      this.result = { ok: true, who, revision, base };
     } catch (e) {
       this.result = { ok: false, reason: explain(e, base) };
     } finally {
