@@ -66,6 +66,18 @@ describe.each(stores.table)("the %s store", (_name, kind) => {
       expect((await store.asks.get(first.ask.id))?.deliveredAt).toBe(at(3));
     });
 
+    test("a stored ask tells its caller once, in the commit's turn, before its promise settles; one refused at a cap never does", async () => {
+      const { store } = await kind.fresh();
+      const caller = await aPerson(store);
+      const cap = { tokenId: caller.tokenId, maxPerToken: 1, maxPerSpace: 10 };
+      const heard: string[] = [];
+      const inserted = store.asks.insert(caller.spaceId, aQuestion(), "fp-1", undefined, cap, () => heard.push("committed")).then((outcome) => heard.push(outcome));
+      await inserted;
+      expect(heard).toEqual(["committed", "inserted"]);
+      expect(await store.asks.insert(caller.spaceId, aQuestion(), "fp-2", undefined, cap, () => heard.push("committed"))).toBe("token_full");
+      expect(heard).toEqual(["committed", "inserted"]);
+    });
+
     test("a stored turn tells its caller once, in the commit's turn, before its promise settles; a lost turn never does", async () => {
       const { store } = await kind.fresh();
       const caller = await aPerson(store);

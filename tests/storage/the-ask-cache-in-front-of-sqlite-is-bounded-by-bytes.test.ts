@@ -108,13 +108,15 @@ test("an ask written in this turn is read from memory at once, each turn and han
   expect(readsFromFile).toBe(0);
 });
 
-test("a turn appended through the cache tells its caller at the commit, as the file's own records do", async () => {
+test("an ask inserted and a turn appended through the cache tell their caller at the commit, as the file's own records do", async () => {
   const { caller } = await store.tokens.create({ space: "default", person: "Ed", kind: "agent", tokenId: newId("tok"), hash: newId("tok"), at: new Date().toISOString() });
   const cached = new CachedAsks(store.asks);
   const ask = openAsk("question", { question: "Told?", project: "cache" }, { id: newId("ask"), at: new Date().toISOString(), raisedBy: caller.person });
-  expect(await cached.insert(caller.spaceId, ask)).toBe("inserted");
-  const opened = (await cached.get(ask.id))!;
   const heard: string[] = [];
+  const inserted = cached.insert(caller.spaceId, ask, undefined, undefined, undefined, () => heard.push("committed"));
+  heard.push(await inserted);
+  expect(heard.splice(0)).toEqual(["committed", "inserted"]);
+  const opened = (await cached.get(ask.id))!;
   const appended = cached.append(opened, applyReply(opened.ask, { outcome: "dismissed" }, caller.person, new Date().toISOString()), undefined, () => heard.push("committed"));
   heard.push(await appended);
   expect(heard).toEqual(["committed", "appended"]);

@@ -105,8 +105,8 @@ export class AskFeed {
   }
 
   /**
-   * A new ask, stored in its place taken by `pending`, for a call that follows it at once: shown as
-   * waiting from its first frame.
+   * A new ask, the moment the store has it (the store calls this in the commit's turn), in its place
+   * taken by `pending`, for a call that follows it at once: shown as waiting from its first frame.
    */
   opened(spaceId: string, ask: Ask, change: PendingChange): void {
     change.shown(() => this.#show(spaceId, "ask.opened", { ...ask, waiting: true }, 0));

@@ -281,16 +281,19 @@ export class AskService {
       raisedBy: caller.person,
     });
     const { maxOpenAsksPerToken: perToken, maxOpenAsksPerSpace: perSpace } = this.caps;
-    const { outcome: stored, change } = await this.inPlace(ask.id, "inserted", () =>
-      this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace }),
+    let release: (() => void) | undefined;
+    const { outcome: stored } = await this.inPlace(ask.id, "inserted", (change) =>
+      this.store.insert(caller.spaceId, ask, fingerprint, call?.(ask.id, 0), { tokenId: caller.tokenId, maxPerToken: perToken, maxPerSpace: perSpace }, () => {
+        // Shown the moment it is stored, not after the promise jobs that bring the commit back here.
+        // Announced as waiting in its first frame, and held so until its call follows it: between
+        // the two the call records where it starts, and a reader of the ask meanwhile must see the same.
+        release = this.waiting.hold(ask.id);
+        this.recent?.keep({ spaceId: caller.spaceId, ask, delivered: 0, deliveredAt: null, version: 0 });
+        this.feed.opened(caller.spaceId, ask, change);
+      }),
     );
     if (stored === "token_full") throw problem("asks.too_many", `A token may have ${perToken} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_TOKEN).`);
     if (stored === "space_full") throw problem("asks.space_full", `A space may have ${perSpace} open at once (LOOPBACK_MAX_OPEN_ASKS_PER_SPACE).`);
-    // Announced as waiting in its first frame, and held so until its call follows it: between the
-    // two the call records where it starts, and a reader of the ask meanwhile must see the same.
-    const release = this.waiting.hold(ask.id);
-    this.recent?.keep({ spaceId: caller.spaceId, ask, delivered: 0, deliveredAt: null, version: 0 });
-    this.feed.opened(caller.spaceId, ask, change);
     return { askId: ask.id, opened: true, reclaimed: false, release, recorded: Boolean(call) };
   }
 
@@ -366,11 +369,11 @@ export class AskService {
    * changes. The place is let go unless the write answers `stored`: refused, failed, or not known to
    * be stored, the change is not shown from here.
    */
-  private async inPlace<T extends InsertOutcome | AppendOutcome>(askId: string, stored: T, write: () => Promise<T>): Promise<{ outcome: T; change: PendingChange }> {
+  private async inPlace<T extends InsertOutcome | AppendOutcome>(askId: string, stored: T, write: (change: PendingChange) => Promise<T>): Promise<{ outcome: T; change: PendingChange }> {
     const change = this.feed.pending(askId);
     let outcome: T | undefined;
     try {
-      outcome = await write();
+      outcome = await write(change);
       return { outcome, change };
     } finally {
       if (outcome !== stored) change.dropped();

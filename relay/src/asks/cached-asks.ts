@@ -86,8 +86,8 @@ export class CachedAsks implements AskRecords {
     this.#cache.set(stored.ask.id, { stored, bytes });
   }
 
-  async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {
-    const outcome = await this.inner.insert(spaceId, ask, fingerprint, call, cap);
+  async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap, committed?: Committed): Promise<InsertOutcome> {
+    const outcome = await this.inner.insert(spaceId, ask, fingerprint, call, cap, committed);
     if (outcome === "inserted") {
       this.#keepSoon({ spaceId, ask, delivered: 0, deliveredAt: null, version: 0 });
       if (fingerprint !== undefined) void this.#fingerprints.then((known) => known.add(fingerprintKey(fingerprint)), () => {});

@@ -20,8 +20,11 @@ export interface Dialect {
   readonly t: Tables;
   /** One write, committed durably before it resolves. */
   write<T>(fn: (q: Query) => Promise<T>): Promise<T>;
-  /** A write committed without waiting for the disk: only for records whose loss repeats work, never loses any. */
-  withoutWaitingForDisk<T>(fn: (q: Query) => Promise<T>): Promise<T>;
+  /**
+   * A write committed without waiting for the disk: only for records whose loss repeats work, never
+   * loses any. `committed` runs as `transaction`'s does.
+   */
+  withoutWaitingForDisk<T>(fn: (q: Query) => Promise<T>, committed?: Committed): Promise<T>;
   /**
    * A statement for inside transactions, built once with placeholders and run on `tx`. SQLite prepares
    * it once (a transaction there is its one connection's, so any statement of that connection is in

@@ -45,9 +45,10 @@ export type InsertOutcome = "inserted" | "token_full" | "space_full";
 export interface AskRecords {
   /**
    * Stores a new ask at version 0, and with it the record of the call that follows it, when given.
-   * Not waited onto the disk: nobody has been told of it yet.
+   * Not waited onto the disk: nobody has been told of it yet. `committed` runs the moment it is
+   * stored, before the promise settles with `inserted`; never for an ask refused at a cap.
    */
-  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome>;
+  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap, committed?: Committed): Promise<InsertOutcome>;
   /**
    * Appends `after`'s new turns and moves the ask to its state, in one durable transaction, if the ask
    * is still at `before.version`; otherwise writes nothing and says it was not this writer's turn.

@@ -81,7 +81,7 @@ export class PgAskRecords extends SqlAskRecords {
     return "appended";
   }
 
-  override async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {
+  override async insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap, committed?: Committed): Promise<InsertOutcome> {
     const calls = call ? [{ ...call, askId: call.askId ?? null, fromTurn: call.fromTurn ?? 0, progressToken: call.progressToken ?? null }] : [];
     const finite = (n: number | undefined) => (n === undefined || !Number.isFinite(n) ? null : n);
     const params = [
@@ -118,7 +118,10 @@ export class PgAskRecords extends SqlAskRecords {
       const settled = await Promise.allSettled(sent);
       for (const s of settled) if (s.status === "rejected") throw s.reason;
       const [row] = (settled.at(-2) as PromiseFulfilledResult<unknown>).value as { by_token: string; by_space: string; inserted: string }[];
-      if (Number(row.inserted) === 1) return "inserted";
+      if (Number(row.inserted) === 1) {
+        committed?.();
+        return "inserted";
+      }
       return cap && Number(row.by_token) >= cap.maxPerToken ? "token_full" : "space_full";
     } finally {
       reserved.release();

@@ -97,7 +97,11 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     t: pgSchema as unknown as typeof schema,
     write: (fn) => fn(q),
     // This transaction's commit returns before its WAL is flushed; every other commit waits for it.
-    withoutWaitingForDisk: (fn) => inTransaction(fn, ["set local synchronous_commit = off"]),
+    withoutWaitingForDisk: async (fn, committed) => {
+      const result = await inTransaction(fn, ["set local synchronous_commit = off"]);
+      committed?.();
+      return result;
+    },
     statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
     transaction: async (fn, committed) => {
       const result = await inTransaction(fn);

@@ -134,7 +134,7 @@ export class SqlAskRecords implements AskRecords {
     );
   }
 
-  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap): Promise<InsertOutcome> {
+  insert(spaceId: string, ask: Ask, fingerprint?: string, call?: CallRow, cap?: OpenAskCap, committed?: Committed): Promise<InsertOutcome> {
     const row = {
       id: ask.id,
       spaceId,
@@ -164,7 +164,7 @@ export class SqlAskRecords implements AskRecords {
         if (Number(open?.bySpace ?? 0) > cap.maxPerSpace) throw new Refused("space_full");
       }
       return "inserted";
-    }).catch((e) => {
+    }, committed).catch((e) => {
       if (e instanceof Refused) return e.outcome;
       throw e;
     });

@@ -42,11 +42,11 @@ export function sqliteDialect(db: Db, replica: string): Dialect {
     // Reads do not take turns: on this connection they may see an open transaction's writes, which
     // roll back only on an error (a lost compare-and-set writes nothing and commits).
     write: (fn) => turns.run(() => fn(q)),
-    withoutWaitingForDisk: (fn) =>
+    withoutWaitingForDisk: (fn, committed) =>
       turns.run(async () => {
         client.query("PRAGMA synchronous = NORMAL").run();
         try {
-          return await inTransaction(fn);
+          return await inTransaction(fn, committed);
         } finally {
           client.query("PRAGMA synchronous = FULL").run();
         }
