@@ -54,8 +54,8 @@ export interface AskRecords {
    * is still at `before.version`; otherwise writes nothing and says it was not this writer's turn.
    * With `handedOverAt` (ISO time), the same transaction records every turn of the person's as handed
    * over then (`claimDelivery`'s record): a call here waits to take the reply this change adds.
+   * `committed` runs the moment the turn is stored, before the promise settles with `appended`.
    */
-  /** `committed` runs the moment the turn is stored, before the promise settles with `appended`. */
   append(before: VersionedAsk, after: Ask, handedOverAt?: string, committed?: Committed): Promise<AppendOutcome>;
   /** Records the person's turns up to `next` as handed over, if nobody moved the count from `expected`. */
   claimDelivery(askId: string, expected: number, next: number, at: string): Promise<boolean>;

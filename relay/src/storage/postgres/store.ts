@@ -9,7 +9,7 @@ import { join } from "node:path";
 import postgres from "postgres";
 import { newId } from "../../ids.ts";
 import { DatabaseReach, guardedBy } from "../database-reach.ts";
-import type { Dialect, Query } from "../dialect.ts";
+import type { Committed, Dialect, Query } from "../dialect.ts";
 import * as pgSchema from "./schema.ts";
 import type * as schema from "../sqlite/schema.ts";
 import { storeOver } from "../records/store-over.ts";
@@ -70,7 +70,7 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
   const inner = db as unknown as { dialect: never; session: { schema: never; options: never } };
   const onConnection = (connection: postgres.ReservedSql) =>
     new PostgresJsTransaction(inner.dialect, new PostgresJsSession(connection as never, inner.dialect, inner.session.schema, inner.session.options), inner.session.schema) as unknown as Query;
-  const inTransaction = async <T>(fn: (tx: Query) => Promise<T>, opening: string[] = []): Promise<T> => {
+  const inTransaction = async <T>(fn: (tx: Query) => Promise<T>, committed?: Committed, opening: string[] = []): Promise<T> => {
     const reserved = await client.reserve();
     try {
       // Sent at once, and what the transaction sends next follows on the same connection without
@@ -78,15 +78,17 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
       // is thrown before the commit.
       const begun = Promise.all(["begin", ...opening].map((text) => reserved.unsafe(text).execute()));
       begun.catch(() => {});
+      let result: T;
       try {
-        const result = await fn(onConnection(reserved));
+        result = await fn(onConnection(reserved));
         await begun;
         await reserved`commit`;
-        return result;
       } catch (e) {
         await reserved`rollback`.catch(() => {});
         throw e;
       }
+      committed?.();
+      return result;
     } finally {
       reserved.release();
     }
@@ -97,17 +99,9 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     t: pgSchema as unknown as typeof schema,
     write: (fn) => fn(q),
     // This transaction's commit returns before its WAL is flushed; every other commit waits for it.
-    withoutWaitingForDisk: async (fn, committed) => {
-      const result = await inTransaction(fn, ["set local synchronous_commit = off"]);
-      committed?.();
-      return result;
-    },
+    withoutWaitingForDisk: (fn, committed) => inTransaction(fn, committed, ["set local synchronous_commit = off"]),
     statement: (name, build) => (tx, params) => build(tx).prepare(name).execute(params),
-    transaction: async (fn, committed) => {
-      const result = await inTransaction(fn);
-      committed?.();
-      return result;
-    },
+    transaction: (fn, committed) => inTransaction(fn, committed),
     lock: async (tx, key) => {
       await (tx as unknown as typeof db).execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
     },
