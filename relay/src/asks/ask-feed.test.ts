@@ -479,6 +479,22 @@ test.each([
   expect(order.toSorted()).toEqual(["the call has its reply", "the inboxes' frame", "the person's answer"]);
 });
 
+test("a new ask is shown the moment the store commits it, before the store's answer comes back", async () => {
+  const order: string[] = [];
+  // The file's records, with the moment each insert's promise settles marked.
+  const marked = new Proxy(store.asks, {
+    get(target, key) {
+      if (key === "insert") return (...args: Parameters<AskRecords["insert"]>) => target.insert(...args).then((outcome) => (order.push("the store's answer"), outcome));
+      const value = Reflect.get(target, key);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const a = await replica(undefined, store.asks, marked, undefined, true);
+  a.bus.listen((_spaceId, event) => event.type === "ask.opened" && order.push("the inboxes' frame"));
+  await question(a);
+  expect(order).toEqual(["the inboxes' frame", "the store's answer"]);
+});
+
 test("a reply handed over is counted for the metrics once its call has it, and only once", async () => {
   const a = await replica(undefined, store.asks, store.asks, undefined, true);
   const askId = await question(a);
