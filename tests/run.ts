@@ -69,6 +69,7 @@ const STORE_BLIND = new Set([
   "tests/relay/requests-without-a-host-are-answered-as-with-one.test.ts",
   "tests/relay/the-event-socket-takes-only-its-own-origins.test.ts",
   "tests/relay/the-tests-own-ports-are-never-ones-the-kernel-hands-out.test.ts",
+  "tests/relay/a-killed-relay-is-gone-only-once-its-port-is-let-go.test.ts",
 ]);
 /** The test files of a folder, its subfolders' too, as paths from the root. */
 const testFiles = (dir: string): string[] =>

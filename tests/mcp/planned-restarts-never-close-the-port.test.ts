@@ -7,13 +7,14 @@
 // (clients-across-a-restart.ts): each holds two requests open, past what `bun test`'s fetch sends at
 // once. PLANNED_RESTART_CALLS sets the calls per client (200 by default).
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Ask } from "@loopback/shared/generated/types";
 import { Person } from "../support/person.ts";
 import { freePort, freshDatabase, RELAY_COMMAND, TEST_STORE } from "../support/relay-process.ts";
+import { processGone } from "../support/process-gone.ts";
 import { toolReply, until } from "./mcp-scene.ts";
 import { CLIENTS, type ClientKind } from "./raw-client.ts";
 
@@ -60,18 +61,6 @@ const alive = (pid: number) => {
     return true;
   } catch {
     return false;
-  }
-};
-
-/**
- * Whether the process has exited, reaped or not: a zombie has let go of its port, and one that is
- * not this process's child may wait on a parent that never reaps it.
- */
-const gone = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").at(-1)?.startsWith("Z") ?? false;
-  } catch {
-    return true;
   }
 };
 
@@ -227,7 +216,7 @@ test(`a crash (kill -9) with the relay back within 4 s on the same port and data
   // has taken the process and its port away, and a relay started meanwhile found the port held (a
   // full run saw "Port … is in use").
   const killed = servingPid;
-  await until(() => gone(killed), "the killed relay is gone", 5_000, 5);
+  await until(() => processGone(killed), "the killed relay is gone", 5_000, 5);
   const closedMs = (await serve()) - crashedAt;
   const { ms, wire } = await answered(clients);
   const refused = Object.values(wire).reduce((n, w) => n + w.refused, 0);
