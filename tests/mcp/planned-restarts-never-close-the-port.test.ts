@@ -32,6 +32,8 @@ let person: Person;
 let agentToken: string;
 /** The relay process serving now. */
 let servingPid = 0;
+/** The clients' processes still running. */
+const clientProcesses = new Set<Bun.Subprocess>();
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -92,6 +94,8 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (alive(servingPid)) process.kill(servingPid, "SIGKILL");
+  // A test that failed leaves its clients waiting on calls nobody will answer.
+  for (const child of clientProcesses) child.kill("SIGKILL");
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -110,6 +114,8 @@ async function callsWaiting(prefix: string): Promise<Clients> {
     stdout: "pipe",
     stderr: "pipe",
   });
+  clientProcesses.add(child);
+  void child.exited.then(() => clientProcesses.delete(child));
   const output = new Response(child.stdout).text();
   const errors = new Response(child.stderr).text();
   let exited: number | null = null;
