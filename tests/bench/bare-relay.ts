@@ -10,16 +10,74 @@
 // agent (the official SDK client) and the same person process measure it, so the relay's figures
 // minus these are what Loopback itself adds. Run as a process of its own:
 // `bun tests/bench/bare-relay.ts DIR` prints its port.
+//
+// `--duties` adds what the relay must do before it shows an ask, done as plainly as they can be: the
+// agent's token looked up (held in memory behind SQLite's `data_version`, as the relay holds it), the
+// input parsed by the contract's schema, the look for the same ask to pick up, and the ask and its
+// call's record stored in one commit that does not wait for the disk, with the count a cap needs.
+// What the relay adds beyond this server is what its own structure costs.
 import { Database } from "bun:sqlite";
+import * as v from "valibot";
+import * as schemas from "@loopback/shared/generated/schemas";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 
-const file = join(process.argv[2] ?? ".", "bare.sqlite");
+const duties = process.argv.includes("--duties");
+const file = join(process.argv[2] ?? ".", duties ? "bare-duties.sqlite" : "bare.sqlite");
 for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
 const db = new Database(file, { create: true });
 db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
 db.exec("CREATE TABLE IF NOT EXISTS replies (id INTEGER PRIMARY KEY, ask_id TEXT NOT NULL, body TEXT NOT NULL)");
 const insertReply = db.query("INSERT INTO replies (ask_id, body) VALUES (?, ?)");
+
+/** The relay's duties before it shows an ask (`--duties`); unused otherwise. */
+const hash = (text: string) => Bun.CryptoHasher.hash("sha256", text, "hex");
+db.exec(`CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, person TEXT NOT NULL);
+  CREATE TABLE IF NOT EXISTS asks (id TEXT PRIMARY KEY, token TEXT NOT NULL, fingerprint TEXT NOT NULL, open INTEGER NOT NULL, ask TEXT NOT NULL, created_at TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS asks_fingerprint ON asks (fingerprint, created_at);
+  CREATE INDEX IF NOT EXISTS asks_open ON asks (token, open);
+  CREATE TABLE IF NOT EXISTS calls (id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ask_id TEXT NOT NULL);`);
+db.query("INSERT OR IGNORE INTO tokens VALUES (?, ?)").run(hash("bare"), "bench");
+const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
+const tokenRow = db.query<{ person: string }, [string]>("SELECT person FROM tokens WHERE hash = ?");
+const sameAsk = db.query<{ id: string }, [string, string]>("SELECT id FROM asks WHERE fingerprint = ? AND created_at > ? LIMIT 1");
+const openAsks = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM asks WHERE token = ? AND open = 1");
+const insertAsk = db.query("INSERT INTO asks VALUES (?, ?, ?, 1, ?, ?)");
+const insertCall = db.query("INSERT INTO calls VALUES (?, ?, ?)");
+const [light, durable] = [db.query("PRAGMA synchronous = NORMAL"), db.query("PRAGMA synchronous = FULL")];
+const inputSchemas: Record<string, v.GenericSchema> = { ask_question: schemas.QuestionInput, request_review: schemas.ReviewInput };
+const people = new Map<string, string>();
+let version = -1;
+
+/** The person behind the request's token, looked up as the relay does: held, and let go when another connection commits. */
+function person(request: Request): string {
+  const token = /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(request.headers.get("authorization") ?? "")?.[1];
+  if (!token) throw new Error("no token");
+  const now = dataVersion.get()!.data_version;
+  if (now !== version) {
+    people.clear();
+    version = now;
+  }
+  const key = hash(token);
+  const found = people.get(key) ?? tokenRow.get(key)?.person;
+  if (!found) throw new Error("unknown token");
+  people.set(key, found);
+  return found;
+}
+
+/** The ask checked, looked for and stored, as the relay must before it shows it. */
+function stored(body: Message, personId: string, ask: { id: string; kind: string; input: unknown; createdAt: string }): void {
+  const input = v.parse(inputSchemas[String(body.params?.name)] ?? schemas.QuestionInput, body.params?.arguments ?? {});
+  const fingerprint = hash(`${personId}\n${ask.kind}\n${JSON.stringify(input)}`);
+  if (sameAsk.get(fingerprint, new Date(Date.now() - 600_000).toISOString())) throw new Error("asked already");
+  light.run();
+  db.run("BEGIN IMMEDIATE");
+  if (openAsks.get("bare")!.n >= 1_000_000) throw new Error("too many open asks");
+  insertAsk.run(ask.id, "bare", fingerprint, JSON.stringify({ ...ask, input }), ask.createdAt);
+  insertCall.run(`cal_${ask.id}`, JSON.stringify(body.id), ask.id);
+  db.run("COMMIT");
+  durable.run();
+}
 
 type Waiting = { requestId: unknown; write(text: string): void; end(): void };
 const waiting = new Map<string, Waiting>();
@@ -27,14 +85,15 @@ const inboxes = new Set<{ send(text: string): unknown }>();
 let asks = 0;
 
 /** What the least server reads of a JSON-RPC message, unchecked. */
-type Message = { id?: unknown; method?: string; params?: { protocolVersion?: string; arguments?: unknown } };
+type Message = { id?: unknown; method?: string; params?: { protocolVersion?: string; name?: string; arguments?: unknown } };
 
 const sse = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
 /** A call held on its own SSE stream, the ask on every inbox as the stream opens. */
-function call(body: Message): Response {
+function call(body: Message, personId: string | undefined): Response {
   const askId = `ask_bare${++asks}`;
   const ask = { id: askId, kind: "question", status: "awaiting_human", input: body.params?.arguments ?? {}, createdAt: new Date().toISOString(), waiting: true };
+  if (personId !== undefined) stored(body, personId, ask);
   const direct: Bun.DirectUnderlyingSource<string> = {
     type: "direct",
     pull: (controller) =>
@@ -69,13 +128,14 @@ async function reply(askId: string, request: Request): Promise<Response> {
 async function mcp(request: Request): Promise<Response> {
   if (request.method === "GET") return new Response(null, { status: 405 });
   if (request.method === "DELETE") return new Response(null, { status: 200 });
+  const personId = duties ? person(request) : undefined;
   const body = (await request.json()) as Message;
   if (body.id === undefined) return new Response(null, { status: 202 });
   if (body.method === "initialize") {
     const result = { protocolVersion: body.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "bare", version: "0" } };
     return Response.json({ jsonrpc: "2.0", id: body.id, result }, { headers: { "Mcp-Session-Id": crypto.randomUUID() } });
   }
-  if (body.method === "tools/call") return call(body);
+  if (body.method === "tools/call") return call(body, personId);
   return Response.json({ jsonrpc: "2.0", id: body.id, result: body.method === "tools/list" ? { tools: [] } : {} });
 }
 

@@ -146,9 +146,12 @@ async function olderAgent({ relay, agentToken }: Target): Promise<Agent> {
   return agent;
 }
 
-/** The bare path (bare-relay.ts): the relay's transports and disk with nothing of Loopback between them. */
-async function bareRelay(dataDir: string): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = Bun.spawn([process.execPath, join(import.meta.dir, "bare-relay.ts"), dataDir], { stdout: "pipe", stderr: "inherit" });
+/**
+ * The bare path (bare-relay.ts): the relay's transports and disk with nothing of Loopback between
+ * them; with `duties`, also what the relay must do before it shows an ask, done as plainly as can be.
+ */
+async function bareRelay(dataDir: string, duties = false): Promise<{ url: string; stop(): Promise<void> }> {
+  const child = Bun.spawn([process.execPath, join(import.meta.dir, "bare-relay.ts"), dataDir, ...(duties ? ["--duties"] : [])], { stdout: "pipe", stderr: "inherit" });
   const reader = child.stdout.getReader();
   let out = "";
   while (!/listening (\d+)/.test(out)) {
@@ -172,6 +175,8 @@ interface Rounds {
   replyToOlder: number[];
   bareAsk: number[];
   bareReply: number[];
+  /** Ask → frame on the least server doing the relay's duties before it shows an ask. */
+  dutiesAsk: number[];
   commit: number[];
   /** One light commit (no fsync) of an ask-sized row, SQLite only. */
   lightCommit: number[];
@@ -208,24 +213,30 @@ const BIG_REVIEW: Asked = {
  * measured apart from the rounds would see a warmer disk and process than they do. The person's
  * socket and reply run in a process of their own, as a browser is apart from the agent.
  * Rounds take turns: a current client, an older one (no call record), and the same client and person
- * on the bare path, so all three see the machine as it is in that moment.
+ * on the bare path and on the bare path doing the relay's duties, so all four see the machine as it is
+ * in that moment.
  */
 async function rounds(target: Target, runs: number, pauseMs: number, asked: Asked = QUESTION): Promise<Rounds> {
   const { relay } = target;
   const bare = await bareRelay(relay.dataDir);
+  const dutiful = await bareRelay(relay.dataDir, true);
   const agents = [
     await Agent.connect(relay.url, target.agentToken, "bench-agent", "1.0"),
     await olderAgent(target),
     await Agent.connect(bare.url, "bare", "bench-agent", "1.0"),
+    await Agent.connect(dutiful.url, "bare", "bench-agent", "1.0"),
   ];
   const inbox = await PersonProcess.start(relay.url, target.personToken);
   const bareInbox = await PersonProcess.start(bare.url, "bare");
+  const dutifulInbox = await PersonProcess.start(dutiful.url, "bare");
+  const inboxes = [inbox, inbox, bareInbox, dutifulInbox];
   const floor = await commitFloor(relay);
   const bareFloor = relay.databaseUrl ? await commitFloor({ dataDir: relay.dataDir, databaseUrl: undefined }) : undefined;
-  const out: Rounds = { askToInbox: [], replyToAgent: [], replyToOlder: [], bareAsk: [], bareReply: [], commit: [], lightCommit: [], bareCommit: [], http: [] };
+  const out: Rounds = { askToInbox: [], replyToAgent: [], replyToOlder: [], bareAsk: [], bareReply: [], dutiesAsk: [], commit: [], lightCommit: [], bareCommit: [], http: [] };
   const warmup = N.warmupRuns;
-  for (let i = 0; i < 3 * (runs + warmup); i++) {
-    const kind = i % 3;
+  const kinds = agents.length;
+  for (let i = 0; i < kinds * (runs + warmup); i++) {
+    const kind = i % kinds;
     const agent = agents[kind];
     if (pauseMs) await Bun.sleep(pauseMs);
     const commit = await floor.sample();
@@ -235,13 +246,13 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
       bareCommit = await bareFloor.sample();
     }
     const http = await httpFloor(relay);
-    // Once every three rounds, after a pause of its own, as cold as the ask it stands for.
+    // Once a turn of the rounds, after a pause of its own, as cold as the ask it stands for.
     let light: number | undefined;
     if (kind === 2 && floor.sampleLight) {
       if (pauseMs) await Bun.sleep(pauseMs);
       light = floor.sampleLight();
     }
-    const { replied } = await (kind === 2 ? bareInbox : inbox).arm(asked.reply, pauseMs);
+    const { replied } = await inboxes[kind]!.arm(asked.reply, pauseMs);
     if (pauseMs) await Bun.sleep(pauseMs);
     const askedAt = absoluteNow();
     const result = await agent.call(asked.tool, asked.input(`${pauseMs}.${i}`));
@@ -249,7 +260,7 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
     structured(result);
     const { seenAt, sentAt, status } = await replied;
     if (status !== 200) throw new Error(`the reply was refused: ${status}`);
-    if (i < 3 * warmup) continue;
+    if (i < kinds * warmup) continue;
     out.commit.push(commit);
     if (bareCommit !== undefined) out.bareCommit.push(bareCommit);
     if (light !== undefined) out.lightCommit.push(light);
@@ -258,16 +269,16 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
       out.askToInbox.push(seenAt - askedAt);
       out.replyToAgent.push(returned - sentAt);
     } else if (kind === 1) out.replyToOlder.push(returned - sentAt);
-    else {
+    else if (kind === 2) {
       out.bareAsk.push(seenAt - askedAt);
       out.bareReply.push(returned - sentAt);
-    }
+    } else out.dutiesAsk.push(seenAt - askedAt);
   }
   await floor.close();
   await bareFloor?.close();
-  await Promise.all([inbox.stop(), bareInbox.stop()]);
+  await Promise.all([inbox.stop(), bareInbox.stop(), dutifulInbox.stop()]);
   await Promise.all(agents.map((a) => a.close()));
-  await bare.stop();
+  await Promise.all([bare.stop(), dutiful.stop()]);
   return out;
 }
 
@@ -474,6 +485,14 @@ async function roundRows(target: Target, label: string, pauseMs: number, runs: n
     value: `Loopback adds ${ms(ask.p50 - bareAsk.p50)} p50, ${ms(ask.p99 - bareAsk.p99)} p99${light ? `; ${ms(ask.p50 - bareAsk.p50 - light.p50)} p50 beyond storing the ask (its light commit's floor)` : ""}`,
     goal: shareGoal ? `Loopback adds ≤ ${SHARE_MS} p50` : "—",
     met: shareGoal ? ask.p50 - bareAsk.p50 <= SHARE_MS : undefined,
+  });
+  // What of that share the duties take, done as plainly as can be, and what is the relay's own structure.
+  const dutiesAsk = spread(r.dutiesAsk);
+  rows.push({
+    figure: `${on}${label}: least server doing Loopback's duties before an ask is shown (its token, its input checked, the look for the same ask, the ask and its call stored): ask → frame`,
+    ...dutiesAsk,
+    value: `the duties add ${ms(dutiesAsk.p50 - bareAsk.p50)} p50; Loopback adds ${ms(ask.p50 - dutiesAsk.p50)} p50 beyond them`,
+    goal: "—",
   });
   return rows;
 }
