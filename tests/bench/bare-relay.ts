@@ -14,7 +14,8 @@
 // `--duties` adds what the relay must do before it shows an ask, done as plainly as they can be: the
 // agent's token looked up (held in memory behind SQLite's `data_version`, as the relay holds it), the
 // input parsed by the contract's schema, the look for the same ask to pick up, and the ask and its
-// call's record stored in one commit that does not wait for the disk, with the count a cap needs.
+// call's record stored in one commit that does not wait for the disk, with the count a cap needs (a
+// reply closes its ask in its own durable commit).
 // What the relay adds beyond this server is what its own structure costs.
 import { Database } from "bun:sqlite";
 import * as v from "valibot";
@@ -44,6 +45,7 @@ const sameAsk = db.query<{ id: string }, [string, string]>("SELECT id FROM asks 
 const openAsks = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM asks WHERE token = ? AND open = 1");
 const insertAsk = db.query("INSERT INTO asks VALUES (?, ?, ?, 1, ?, ?)");
 const insertCall = db.query("INSERT INTO calls VALUES (?, ?, ?)");
+const closeAsk = db.query("UPDATE asks SET open = 0 WHERE id = ?");
 const [light, durable] = [db.query("PRAGMA synchronous = NORMAL"), db.query("PRAGMA synchronous = FULL")];
 const inputSchemas: Record<string, v.GenericSchema> = { ask_question: schemas.QuestionInput, request_review: schemas.ReviewInput };
 const people = new Map<string, string>();
@@ -114,7 +116,13 @@ function call(body: Message, personId: string | undefined): Response {
 
 async function reply(askId: string, request: Request): Promise<Response> {
   const text = await request.text();
-  insertReply.run(askId, text);
+  if (duties) {
+    // The reply closes its ask in the same durable commit, so the cap's count sees only open asks.
+    db.run("BEGIN IMMEDIATE");
+    insertReply.run(askId, text);
+    closeAsk.run(askId);
+    db.run("COMMIT");
+  } else insertReply.run(askId, text);
   const held = waiting.get(askId);
   waiting.delete(askId);
   if (held) {
