@@ -4,21 +4,14 @@
 // the listening port; gone is when every thread has exited.
 import { afterAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { portInUse } from "../../relay/src/port-in-use.ts";
 import { processGone } from "../support/process-gone.ts";
 import { freePort, RELAY_COMMAND } from "../support/relay-process.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-killed-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
-
-const answers = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    socket.once("connect", () => (socket.destroy(), resolve(true)));
-    socket.once("error", () => resolve(false));
-  });
 
 test("a relay killed with SIGKILL counts as gone only once its port no longer answers", async () => {
   // Most kills leave the first thread a zombie before the port is let go (11 rounds of 15 here).
@@ -26,14 +19,14 @@ test("a relay killed with SIGKILL counts as gone only once its port no longer an
   for (let round = 0; round < 5; round++) {
     const port = await freePort();
     const relay = Bun.spawn([...RELAY_COMMAND, "serve"], {
-      env: { ...process.env, LOOPBACK_DATA: join(dataDir, String(round)), LOOPBACK_HOST: "127.0.0.1", LOOPBACK_PORT: String(port), LOOPBACK_WEB_BUILD: "off", LOOPBACK_FIRST_PERSON: "first", LOOPBACK_DATABASE_URL: "" },
+      env: { ...process.env, LOOPBACK_DATA: join(dataDir, String(round)), LOOPBACK_HOST: "127.0.0.1", LOOPBACK_PORT: String(port), LOOPBACK_WEB_BUILD: "off", LOOPBACK_FIRST_PERSON: "first" },
       stdout: "ignore",
       stderr: "ignore",
     });
-    while (!(await answers(port))) await Bun.sleep(10);
+    while (!(await portInUse("127.0.0.1", port))) await Bun.sleep(10);
     relay.kill("SIGKILL");
     while (!processGone(relay.pid)) await Bun.sleep(0);
-    if (await answers(port)) answeredWhenGone.push(round);
+    if (await portInUse("127.0.0.1", port)) answeredWhenGone.push(round);
     await relay.exited;
   }
   expect(answeredWhenGone).toEqual([]);
