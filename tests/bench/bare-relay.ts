@@ -22,64 +22,73 @@ import * as v from "valibot";
 import * as schemas from "@loopback/shared/generated/schemas";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { hashSecret } from "../../relay/src/ids.ts";
 
-const duties = process.argv.includes("--duties");
-const file = join(process.argv[2] ?? ".", duties ? "bare-duties.sqlite" : "bare.sqlite");
+const file = join(process.argv[2] ?? ".", process.argv.includes("--duties") ? "bare-duties.sqlite" : "bare.sqlite");
 for (const f of [file, `${file}-wal`, `${file}-shm`]) rmSync(f, { force: true });
 const db = new Database(file, { create: true });
 db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL");
 db.exec("CREATE TABLE IF NOT EXISTS replies (id INTEGER PRIMARY KEY, ask_id TEXT NOT NULL, body TEXT NOT NULL)");
 const insertReply = db.query("INSERT INTO replies (ask_id, body) VALUES (?, ?)");
 
-/** The relay's duties before it shows an ask (`--duties`); unused otherwise. */
-const hash = (text: string) => Bun.CryptoHasher.hash("sha256", text, "hex");
-db.exec(`CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, person TEXT NOT NULL);
-  CREATE TABLE IF NOT EXISTS asks (id TEXT PRIMARY KEY, token TEXT NOT NULL, fingerprint TEXT NOT NULL, open INTEGER NOT NULL, ask TEXT NOT NULL, created_at TEXT NOT NULL);
-  CREATE INDEX IF NOT EXISTS asks_fingerprint ON asks (fingerprint, created_at);
-  CREATE INDEX IF NOT EXISTS asks_open ON asks (token, open);
-  CREATE TABLE IF NOT EXISTS calls (id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ask_id TEXT NOT NULL);`);
-db.query("INSERT OR IGNORE INTO tokens VALUES (?, ?)").run(hash("bare"), "bench");
-const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
-const tokenRow = db.query<{ person: string }, [string]>("SELECT person FROM tokens WHERE hash = ?");
-const sameAsk = db.query<{ id: string }, [string, string]>("SELECT id FROM asks WHERE fingerprint = ? AND created_at > ? LIMIT 1");
-const openAsks = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM asks WHERE token = ? AND open = 1");
-const insertAsk = db.query("INSERT INTO asks VALUES (?, ?, ?, 1, ?, ?)");
-const insertCall = db.query("INSERT INTO calls VALUES (?, ?, ?)");
-const closeAsk = db.query("UPDATE asks SET open = 0 WHERE id = ?");
-const [light, durable] = [db.query("PRAGMA synchronous = NORMAL"), db.query("PRAGMA synchronous = FULL")];
-const inputSchemas: Record<string, v.GenericSchema> = { ask_question: schemas.QuestionInput, request_review: schemas.ReviewInput };
-const people = new Map<string, string>();
-let version = -1;
-
-/** The person behind the request's token, looked up as the relay does: held, and let go when another connection commits. */
-function person(request: Request): string {
-  const token = /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(request.headers.get("authorization") ?? "")?.[1];
-  if (!token) throw new Error("no token");
-  const now = dataVersion.get()!.data_version;
-  if (now !== version) {
-    people.clear();
-    version = now;
-  }
-  const key = hash(token);
-  const found = people.get(key) ?? tokenRow.get(key)?.person;
-  if (!found) throw new Error("unknown token");
-  people.set(key, found);
-  return found;
+/** What the relay must do before it shows an ask (`--duties`), on the least server's database. */
+function dutiesOn(db: Database) {
+  db.exec(`CREATE TABLE tokens (hash TEXT PRIMARY KEY, person TEXT NOT NULL);
+    CREATE TABLE asks (id TEXT PRIMARY KEY, token TEXT NOT NULL, fingerprint TEXT NOT NULL, open INTEGER NOT NULL, ask TEXT NOT NULL, created_at TEXT NOT NULL);
+    CREATE INDEX asks_fingerprint ON asks (fingerprint, created_at);
+    CREATE INDEX asks_open ON asks (token, open);
+    CREATE TABLE calls (id TEXT PRIMARY KEY, request_id TEXT NOT NULL, ask_id TEXT NOT NULL);`);
+  db.query("INSERT INTO tokens VALUES (?, ?)").run(hashSecret("bare"), "bench");
+  const dataVersion = db.query<{ data_version: number }, []>("PRAGMA data_version");
+  const tokenRow = db.query<{ person: string }, [string]>("SELECT person FROM tokens WHERE hash = ?");
+  const sameAsk = db.query<{ id: string }, [string, string]>("SELECT id FROM asks WHERE fingerprint = ? AND created_at > ? LIMIT 1");
+  const openAsks = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM asks WHERE token = ? AND open = 1");
+  const insertAsk = db.query("INSERT INTO asks VALUES (?, ?, ?, 1, ?, ?)");
+  const insertCall = db.query("INSERT INTO calls VALUES (?, ?, ?)");
+  const closeAsk = db.query("UPDATE asks SET open = 0 WHERE id = ?");
+  const [light, durable] = [db.query("PRAGMA synchronous = NORMAL"), db.query("PRAGMA synchronous = FULL")];
+  const inputSchemas: Record<string, v.GenericSchema> = { ask_question: schemas.QuestionInput, request_review: schemas.ReviewInput };
+  const people = new Map<string, string>();
+  let version = -1;
+  return {
+    /** The person behind the request's token, looked up as the relay does: held, and let go when another connection commits. */
+    person(request: Request): string {
+      const token = /^Bearer ([A-Za-z0-9_-]{1,200})$/.exec(request.headers.get("authorization") ?? "")?.[1];
+      if (!token) throw new Error("no token");
+      const now = dataVersion.get()!.data_version;
+      if (now !== version) {
+        people.clear();
+        version = now;
+      }
+      const key = hashSecret(token);
+      const found = people.get(key) ?? tokenRow.get(key)?.person;
+      if (!found) throw new Error("unknown token");
+      people.set(key, found);
+      return found;
+    },
+    /** The ask checked, looked for and stored, as the relay must before it shows it. */
+    store(body: Message, personId: string, ask: { id: string; kind: string; createdAt: string }): void {
+      const input = v.parse(inputSchemas[String(body.params?.name)] ?? schemas.QuestionInput, body.params?.arguments ?? {});
+      const fingerprint = hashSecret(`${personId}\n${ask.kind}\n${JSON.stringify(input)}`);
+      if (sameAsk.get(fingerprint, new Date(Date.now() - 600_000).toISOString())) throw new Error("asked already");
+      light.run();
+      db.run("BEGIN IMMEDIATE");
+      if (openAsks.get("bare")!.n >= 1_000_000) throw new Error("too many open asks");
+      insertAsk.run(ask.id, "bare", fingerprint, JSON.stringify({ ...ask, input }), ask.createdAt);
+      insertCall.run(`cal_${ask.id}`, JSON.stringify(body.id), ask.id);
+      db.run("COMMIT");
+      durable.run();
+    },
+    /** The reply stored, closing its ask in the same durable commit: the cap's count sees only open asks. */
+    reply(askId: string, text: string): void {
+      db.run("BEGIN IMMEDIATE");
+      insertReply.run(askId, text);
+      closeAsk.run(askId);
+      db.run("COMMIT");
+    },
+  };
 }
-
-/** The ask checked, looked for and stored, as the relay must before it shows it. */
-function stored(body: Message, personId: string, ask: { id: string; kind: string; input: unknown; createdAt: string }): void {
-  const input = v.parse(inputSchemas[String(body.params?.name)] ?? schemas.QuestionInput, body.params?.arguments ?? {});
-  const fingerprint = hash(`${personId}\n${ask.kind}\n${JSON.stringify(input)}`);
-  if (sameAsk.get(fingerprint, new Date(Date.now() - 600_000).toISOString())) throw new Error("asked already");
-  light.run();
-  db.run("BEGIN IMMEDIATE");
-  if (openAsks.get("bare")!.n >= 1_000_000) throw new Error("too many open asks");
-  insertAsk.run(ask.id, "bare", fingerprint, JSON.stringify({ ...ask, input }), ask.createdAt);
-  insertCall.run(`cal_${ask.id}`, JSON.stringify(body.id), ask.id);
-  db.run("COMMIT");
-  durable.run();
-}
+const duties = process.argv.includes("--duties") ? dutiesOn(db) : undefined;
 
 type Waiting = { requestId: unknown; write(text: string): void; end(): void };
 const waiting = new Map<string, Waiting>();
@@ -95,7 +104,7 @@ const sse = (message: unknown) => `event: message\ndata: ${JSON.stringify(messag
 function call(body: Message, personId: string | undefined): Response {
   const askId = `ask_bare${++asks}`;
   const ask = { id: askId, kind: "question", status: "awaiting_human", input: body.params?.arguments ?? {}, createdAt: new Date().toISOString(), waiting: true };
-  if (personId !== undefined) stored(body, personId, ask);
+  if (duties && personId !== undefined) duties.store(body, personId, ask);
   const direct: Bun.DirectUnderlyingSource<string> = {
     type: "direct",
     pull: (controller) =>
@@ -116,13 +125,8 @@ function call(body: Message, personId: string | undefined): Response {
 
 async function reply(askId: string, request: Request): Promise<Response> {
   const text = await request.text();
-  if (duties) {
-    // The reply closes its ask in the same durable commit, so the cap's count sees only open asks.
-    db.run("BEGIN IMMEDIATE");
-    insertReply.run(askId, text);
-    closeAsk.run(askId);
-    db.run("COMMIT");
-  } else insertReply.run(askId, text);
+  if (duties) duties.reply(askId, text);
+  else insertReply.run(askId, text);
   const held = waiting.get(askId);
   waiting.delete(askId);
   if (held) {
@@ -136,7 +140,7 @@ async function reply(askId: string, request: Request): Promise<Response> {
 async function mcp(request: Request): Promise<Response> {
   if (request.method === "GET") return new Response(null, { status: 405 });
   if (request.method === "DELETE") return new Response(null, { status: 200 });
-  const personId = duties ? person(request) : undefined;
+  const personId = duties?.person(request);
   const body = (await request.json()) as Message;
   if (body.id === undefined) return new Response(null, { status: 202 });
   if (body.method === "initialize") {
