@@ -220,24 +220,23 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
   const { relay } = target;
   const bare = await bareRelay(relay.dataDir);
   const dutiful = await bareRelay(relay.dataDir, true);
-  const agents = [
-    await Agent.connect(relay.url, target.agentToken, "bench-agent", "1.0"),
-    await olderAgent(target),
-    await Agent.connect(bare.url, "bare", "bench-agent", "1.0"),
-    await Agent.connect(dutiful.url, "bare", "bench-agent", "1.0"),
-  ];
   const inbox = await PersonProcess.start(relay.url, target.personToken);
   const bareInbox = await PersonProcess.start(bare.url, "bare");
   const dutifulInbox = await PersonProcess.start(dutiful.url, "bare");
-  const inboxes = [inbox, inbox, bareInbox, dutifulInbox];
+  // Each kind of round: the agent that asks and the person's process that answers.
+  const kinds = [
+    { agent: await Agent.connect(relay.url, target.agentToken, "bench-agent", "1.0"), inbox },
+    { agent: await olderAgent(target), inbox },
+    { agent: await Agent.connect(bare.url, "bare", "bench-agent", "1.0"), inbox: bareInbox },
+    { agent: await Agent.connect(dutiful.url, "bare", "bench-agent", "1.0"), inbox: dutifulInbox },
+  ];
   const floor = await commitFloor(relay);
   const bareFloor = relay.databaseUrl ? await commitFloor({ dataDir: relay.dataDir, databaseUrl: undefined }) : undefined;
   const out: Rounds = { askToInbox: [], replyToAgent: [], replyToOlder: [], bareAsk: [], bareReply: [], dutiesAsk: [], commit: [], lightCommit: [], bareCommit: [], http: [] };
   const warmup = N.warmupRuns;
-  const kinds = agents.length;
-  for (let i = 0; i < kinds * (runs + warmup); i++) {
-    const kind = i % kinds;
-    const agent = agents[kind];
+  for (let i = 0; i < kinds.length * (runs + warmup); i++) {
+    const kind = i % kinds.length;
+    const { agent } = kinds[kind]!;
     if (pauseMs) await Bun.sleep(pauseMs);
     const commit = await floor.sample();
     let bareCommit: number | undefined;
@@ -252,7 +251,7 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
       if (pauseMs) await Bun.sleep(pauseMs);
       light = floor.sampleLight();
     }
-    const { replied } = await inboxes[kind]!.arm(asked.reply, pauseMs);
+    const { replied } = await kinds[kind]!.inbox.arm(asked.reply, pauseMs);
     if (pauseMs) await Bun.sleep(pauseMs);
     const askedAt = absoluteNow();
     const result = await agent.call(asked.tool, asked.input(`${pauseMs}.${i}`));
@@ -260,7 +259,7 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
     structured(result);
     const { seenAt, sentAt, status } = await replied;
     if (status !== 200) throw new Error(`the reply was refused: ${status}`);
-    if (i < kinds * warmup) continue;
+    if (i < kinds.length * warmup) continue;
     out.commit.push(commit);
     if (bareCommit !== undefined) out.bareCommit.push(bareCommit);
     if (light !== undefined) out.lightCommit.push(light);
@@ -277,7 +276,7 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
   await floor.close();
   await bareFloor?.close();
   await Promise.all([inbox.stop(), bareInbox.stop(), dutifulInbox.stop()]);
-  await Promise.all(agents.map((a) => a.close()));
+  await Promise.all(kinds.map((k) => k.agent.close()));
   await Promise.all([bare.stop(), dutiful.stop()]);
   return out;
 }
@@ -491,11 +490,14 @@ async function roundRows(target: Target, label: string, pauseMs: number, runs: n
   rows.push({
     figure: `${on}${label}: least server doing Loopback's duties before an ask is shown (its token, its input checked, the look for the same ask, the ask and its call stored): ask → frame`,
     ...dutiesAsk,
-    value: `the duties add ${ms(dutiesAsk.p50 - bareAsk.p50)} p50; Loopback adds ${ms(ask.p50 - dutiesAsk.p50)} p50 beyond them`,
+    value: beyondDuties(ask, bareAsk, dutiesAsk),
     goal: "—",
   });
   return rows;
 }
+
+/** What of Loopback's share of an ask the duties take (the least server doing them), and what its own structure. */
+const beyondDuties = (ask: { p50: number }, least: { p50: number }, duties: { p50: number }) => `the duties add ${ms(duties.p50 - least.p50)} p50; Loopback adds ${ms(ask.p50 - duties.p50)} p50 beyond them`;
 
 /** Rounds of a 200 KiB code review after a pause, beside the least server asked the same. */
 async function bigReviewRows(target: Target, runs: number): Promise<Row[]> {
@@ -504,7 +506,12 @@ async function bigReviewRows(target: Target, runs: number): Promise<Row[]> {
     const [mine, least] = [spread(own), spread(bare)];
     return { figure: `paused 100 ms, a 200 KiB code review: ${path}`, ...mine, value: `least server ${ms(least.p50)} p50; Loopback adds ${ms(mine.p50 - least.p50)} p50`, goal: "—" };
   };
-  return [beside("reply → agent's tool call returns", r.replyToAgent, r.bareReply), beside("ask → ask.opened on the inbox socket", r.askToInbox, r.bareAsk)];
+  const [ask, least, duties] = [spread(r.askToInbox), spread(r.bareAsk), spread(r.dutiesAsk)];
+  return [
+    beside("reply → agent's tool call returns", r.replyToAgent, r.bareReply),
+    beside("ask → ask.opened on the inbox socket", r.askToInbox, r.bareAsk),
+    { figure: "paused 100 ms, a 200 KiB code review: least server doing Loopback's duties: ask → frame", ...duties, value: beyondDuties(ask, least, duties), goal: "—" },
+  ];
 }
 
 const main: Target = { relay, agentToken, personToken };
