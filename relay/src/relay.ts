@@ -60,10 +60,13 @@ export class Relay {
     const store = await openStore(config);
     try {
       const relay = new Relay(config, store, await vapidKeys(store.push, clock), clock);
-      // One relay on its file knows every follower in memory; replicas tell each other theirs.
-      const elsewhere = store.kind === "postgres" ? new FollowersElsewhere(store.follows, store.replica, (askId) => relay.feed.flipped(askId)) : undefined;
-      if (elsewhere) relay.waiting.shareWith(elsewhere);
-      await relay.feed.listen(store, elsewhere);
+      // One relay on its file hears nobody else and knows every follower in memory: its feed shows
+      // its own changes in their commits' turns. Replicas hear each other's changes and followers.
+      if (store.kind === "postgres") {
+        const elsewhere = new FollowersElsewhere(store.follows, store.replica, (askId) => relay.feed.flipped(askId));
+        relay.waiting.shareWith(elsewhere);
+        await relay.feed.listen(store, elsewhere);
+      }
       return relay;
     } catch (e) {
       await store.close();

@@ -99,7 +99,8 @@ function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
   const store = storeOver(sqliteDialect(db, replica), replica, {
     // Tokens are revoked by the CLI, on its own connection: its commit moves this connection's `data_version`.
     tokensVersion: () => dataVersion.get()!.data_version,
-    // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere.
+    // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere,
+    // and a relay on it does not listen (relay.ts).
     listen: async (_onChange, onReady) => {
       onReady?.();
       return { close: async () => {} };
