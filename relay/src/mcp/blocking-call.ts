@@ -78,9 +78,8 @@ export class BlockingCall {
   #settled!: () => void;
   /** Settles once the call has ended, however it did. */
   readonly ended = new Promise<void>((resolve) => (this.#settled = resolve));
-  #began!: () => void;
-  /** Settles once `start` has opened or picked up its ask (shown to the person), or was refused. */
-  readonly begun = new Promise<void>((resolve) => (this.#began = resolve));
+  /** What `open` did, until `follow` takes it. */
+  #opened?: { tool: BlockingTool; room: () => void; begun: Begun } | { refused: CallToolResult };
 
   constructor(
     private services: BlockingCallServices,
@@ -100,20 +99,37 @@ export class BlockingCall {
    * before its reply throws, since nobody reads its result.
    */
   async start(ctx: ToolContext, tool: BlockingTool, args: unknown, onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
+    await this.open(ctx, tool, args);
+    return this.follow(onProgress, onResult);
+  }
+
+  /**
+   * Opens (or picks up) the ask, and settles once it is shown to the person or refused; `follow`
+   * then waits on it. Split so that a caller builds what only the wait needs (the call's stream)
+   * after the ask is on its way to the person, not before. Never throws: a refusal is what `follow` returns.
+   */
+  async open(ctx: ToolContext, tool: BlockingTool, args: unknown): Promise<void> {
     const { waiting } = this.services;
     // A place among the token's waiting calls is taken before anything opens, and kept by the wait.
     let room: (() => void) | undefined;
-    let begun: Begun;
     try {
       room = waiting.enter(this.caller);
-      begun = await begin(this.services, ctx, tool, args, this.durable && this.#recordOf(tool.name));
+      this.#opened = { tool, room, begun: await begin(this.services, ctx, tool, args, this.durable && this.#recordOf(tool.name)) };
     } catch (e) {
       room?.();
-      this.#end();
-      return toolError(e);
-    } finally {
-      this.#began();
+      this.#opened = { refused: toolError(e) };
     }
+  }
+
+  /** Follows the ask `open` opened, once: its refusal, or the person's reply. */
+  async follow(onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
+    const opened = this.#opened;
+    this.#opened = undefined;
+    if (!opened || "refused" in opened) {
+      this.#end();
+      return opened?.refused ?? toolError(new Error("a blocking call followed before it opened"));
+    }
+    const { tool, room, begun } = opened;
     try {
       // A new ask was stored with it; an ask that was already there gets it now.
       if (this.durable && !begun.recorded) await this.services.calls.insert(this.#recordOf(tool.name)(begun.askId, begun.from));
@@ -121,7 +137,7 @@ export class BlockingCall {
       if (this.#cancelled) await this.#forget();
       return await this.#follow(tool, begun.askId, { from: begun.from, opened: begun.opened, release: begun.release, room }, onProgress, onResult);
     } finally {
-      room?.();
+      room();
       begun.release?.();
       this.#end();
     }

@@ -124,18 +124,19 @@ export class McpEndpoint {
 
   /**
    * A blocking call on the relay's own stream, with the durable record a resume follows it by. The
-   * stream is answered once the ask is open: its headers' write then comes after the inbox's frame,
-   * not before it (~0.1 ms on the ask's way to the person after a pause), and the agent waits either way.
+   * ask is opened first and the stream built after, so nothing but the ask's own duties stands between
+   * the agent's request and the inbox's frame; the stream's headers then follow the frame, and the
+   * agent waits either way.
    */
   private async carry(session: Session, caller: Caller, request: Request, sent: BlockingCallRequest): Promise<Response> {
     this.#sessions.seen(session);
     const client = session.server.getClientVersion()?.name;
     const resumes = resumesStreams(protocolOf(request), client);
     const call = this.#calls.open(caller, { id: newId("cal"), sessionId: session.id, requestId: sent.id, progressToken: sent.progressToken, resumes }, client);
-    const ctx = toolContext(this.relay, caller, session.server);
-    const response = this.stream(session, request, call, sent.id, (onProgress, onResult) => call.start(ctx, sent.tool, sent.args, onProgress, onResult), sent.progressToken);
-    await call.begun;
-    return response;
+    // Known by its request id from the start: the client may cancel it while its ask is opened.
+    session.calls.set(JSON.stringify(sent.id), call);
+    await call.open(toolContext(this.relay, caller, session.server), sent.tool, sent.args);
+    return this.stream(session, request, call, sent.id, (onProgress, onResult) => call.follow(onProgress, onResult), sent.progressToken);
   }
 
   /**
@@ -161,6 +162,8 @@ export class McpEndpoint {
     session.calls.set(key, call);
     const drop = () => call.drop();
     request.signal.addEventListener("abort", drop, { once: true });
+    // Gone while its ask was opened: the listener came too late to hear it.
+    if (request.signal.aborted) drop();
     const written = Promise.withResolvers<void>();
     this.#track(written.promise);
     return callStream({
