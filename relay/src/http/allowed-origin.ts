@@ -9,6 +9,13 @@ const EXTENSION_SCHEMES = new Set(["chrome-extension:", "moz-extension:"]);
 // A page served under another name that resolves here (DNS rebinding) is not the relay's own.
 const LOOPBACK_NAMES = new Set(["localhost", "127.0.0.1", "[::1]"]);
 
+/** The public URL's host, parsed once per value (the URL is set once the relay listens): every MCP request compares with it. */
+let publicHost: { url: string; host: string } | undefined;
+function hostOf(publicUrl: string): string {
+  if (publicHost?.url !== publicUrl) publicHost = { url: publicUrl, host: new URL(publicUrl).host.toLowerCase() };
+  return publicHost.host;
+}
+
 export function assertAllowedOrigin(request: Request, config: { publicUrl: string; allowedOrigins: string[] }): void {
   const origin = request.headers.get("origin");
   if (origin === null) return;
@@ -20,7 +27,7 @@ export function assertAllowedOrigin(request: Request, config: { publicUrl: strin
   }
   if (EXTENSION_SCHEMES.has(url.protocol) && url.host) return;
   const host = (request.headers.get("host") ?? requestUrl(request).host).toLowerCase();
-  const own = url.host === new URL(config.publicUrl).host || (url.host === host && LOOPBACK_NAMES.has(url.hostname));
+  const own = url.host === hostOf(config.publicUrl) || (url.host === host && LOOPBACK_NAMES.has(url.hostname));
   if (/^https?:$/.test(url.protocol) && own) return;
   if (config.allowedOrigins.some((allowed) => allowed.replace(/\/+$/, "").toLowerCase() === url.origin.toLowerCase())) return;
   throw problem("origin.refused", `Origin ${url.origin} is not allowed.`);
@@ -33,6 +40,6 @@ export function assertAllowedOrigin(request: Request, config: { publicUrl: strin
  */
 export function assertOwnHost(request: Request, config: { publicUrl: string }): void {
   const host = (request.headers.get("host") ?? requestUrl(request).host).toLowerCase();
-  if (host === new URL(config.publicUrl).host.toLowerCase() || LOOPBACK_NAMES.has(host.replace(/:\d*$/, ""))) return;
+  if (host === hostOf(config.publicUrl) || LOOPBACK_NAMES.has(host.replace(/:\d*$/, ""))) return;
   throw problem("origin.refused", `Host ${host.slice(0, 100)} is not this relay.`);
 }

@@ -28,11 +28,14 @@ const Before = v.pipe(
   v.transform((d) => d.toISOString()),
 );
 
+/** Refuses bytes that are not UTF-8. Stateless when not streaming, so one serves every request. */
+const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 async function readJson(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
   const bytes = await readCappedBody(request, maxBytes, "body.too_large");
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = STRICT_UTF8.decode(bytes);
   } catch {
     throw problem("body.malformed", "It is not UTF-8.");
   }

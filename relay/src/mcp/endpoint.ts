@@ -24,6 +24,8 @@ import { RESUMABLE_PROTOCOL, resumesStreams } from "./clients.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
+/** Decodes a body, bytes that are not UTF-8 as U+FFFD (the JSON parse then decides). Stateless, so one serves every request. */
+const UTF8 = new TextDecoder();
 /** How long a stopping relay waits for its calls' last words to be written. */
 const RELEASE_MS = 2_000;
 
@@ -62,7 +64,7 @@ export class McpEndpoint {
       if (request.method === "POST") {
         const bytes = await readCappedBody(request, MAX_MCP_BODY_BYTES, "input.too_large");
         try {
-          body = JSON.parse(new TextDecoder().decode(bytes));
+          body = JSON.parse(UTF8.decode(bytes));
         } catch {
           return jsonRpcError(400, -32700, "Parse error: the body is not JSON.");
         }

@@ -56,7 +56,7 @@ export interface Dialect {
 }
 
 /** A query builder drizzle can prepare, in either dialect. */
-export type Preparable = { prepare(...args: any[]): { execute(params?: Record<string, unknown>): Promise<unknown> } };
+export type Preparable = { prepare(...args: any[]): { execute(params?: Record<string, unknown>): Promise<unknown> }; toSQL(): { sql: string; params: unknown[] } };
 
 /** A statement prepared once and run with placeholders: drizzle prepares it for either dialect. */
 export function prepared<R>(builder: Preparable, name: string): (params?: Record<string, unknown>) => Promise<R[]> {

@@ -107,7 +107,8 @@ export class SqlAskRecords implements AskRecords {
     // Every capped ask counts what is open before it, its token's and its space's in one statement.
     this.#openCounts = d.statement("open_asks_counts", (q) =>
       q
-        .select({ byToken: sql<number>`coalesce(sum(case when ${t.asks.tokenId} = ${p("tokenId")} then 1 else 0 end), 0)`, bySpace: count() })
+        // Named, so either dialect's statement answers rows with these keys.
+        .select({ byToken: sql<number>`coalesce(sum(case when ${t.asks.tokenId} = ${p("tokenId")} then 1 else 0 end), 0)`.as("byToken"), bySpace: count().as("bySpace") })
         .from(t.asks)
         .where(and(eq(t.asks.spaceId, p("spaceId")), inArray(t.asks.status, OPEN_STATUSES))),
     );
