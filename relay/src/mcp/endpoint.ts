@@ -126,9 +126,8 @@ export class McpEndpoint {
 
   /**
    * A blocking call on the relay's own stream, with the durable record a resume follows it by. The
-   * ask is opened first and the stream built after, so nothing but the ask's own duties stands between
-   * the agent's request and the inbox's frame; the stream's headers then follow the frame, and the
-   * agent waits either way.
+   * ask is opened first and the stream built after, so the stream's set-up is not on the ask's way to
+   * the person; its headers then follow the inbox's frame, and the agent waits either way.
    */
   private async carry(session: Session, caller: Caller, request: Request, sent: BlockingCallRequest): Promise<Response> {
     this.#sessions.seen(session);
