@@ -72,14 +72,15 @@ export async function begin(services: Pick<BlockingCallServices, "waiting">, ctx
   }
 }
 
+/** What a call's `open` did: the ask it follows, with the place it holds, or its refusal. */
+export type Opening = { tool: BlockingTool; room: () => void; begun: Begun } | { refused: CallToolResult };
+
 export class BlockingCall {
   readonly #stop = new AbortController();
   #cancelled = false;
   #settled!: () => void;
   /** Settles once the call has ended, however it did. */
   readonly ended = new Promise<void>((resolve) => (this.#settled = resolve));
-  /** What `open` did, until `follow` takes it. */
-  #opened?: { tool: BlockingTool; room: () => void; begun: Begun } | { refused: CallToolResult };
 
   constructor(
     private services: BlockingCallServices,
@@ -99,8 +100,7 @@ export class BlockingCall {
    * before its reply throws, since nobody reads its result.
    */
   async start(ctx: ToolContext, tool: BlockingTool, args: unknown, onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
-    await this.open(ctx, tool, args);
-    return this.follow(onProgress, onResult);
+    return this.follow(await this.open(ctx, tool, args), onProgress, onResult);
   }
 
   /**
@@ -108,28 +108,26 @@ export class BlockingCall {
    * then waits on it. Split so that a caller builds what only the wait needs (the call's stream)
    * after the ask is on its way to the person, not before. Never throws: a refusal is what `follow` returns.
    */
-  async open(ctx: ToolContext, tool: BlockingTool, args: unknown): Promise<void> {
+  async open(ctx: ToolContext, tool: BlockingTool, args: unknown): Promise<Opening> {
     const { waiting } = this.services;
     // A place among the token's waiting calls is taken before anything opens, and kept by the wait.
     let room: (() => void) | undefined;
     try {
       room = waiting.enter(this.caller);
-      this.#opened = { tool, room, begun: await begin(this.services, ctx, tool, args, this.durable && this.#recordOf(tool.name)) };
+      return { tool, room, begun: await begin(this.services, ctx, tool, args, this.durable && this.#recordOf(tool.name)) };
     } catch (e) {
       room?.();
-      this.#opened = { refused: toolError(e) };
+      return { refused: toolError(e) };
     }
   }
 
-  /** Follows the ask `open` opened, once: its refusal, or the person's reply. */
-  async follow(onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
-    const opened = this.#opened;
-    this.#opened = undefined;
-    if (!opened || "refused" in opened) {
+  /** Follows what `open` opened: its refusal, or the person's reply. */
+  async follow(opening: Opening, onProgress?: OnProgress, onResult?: OnResult): Promise<CallToolResult> {
+    if ("refused" in opening) {
       this.#end();
-      return opened?.refused ?? toolError(new Error("a blocking call followed before it opened"));
+      return opening.refused;
     }
-    const { tool, room, begun } = opened;
+    const { tool, room, begun } = opening;
     try {
       // A new ask was stored with it; an ask that was already there gets it now.
       if (this.durable && !begun.recorded) await this.services.calls.insert(this.#recordOf(tool.name)(begun.askId, begun.from));

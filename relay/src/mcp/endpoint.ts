@@ -136,8 +136,8 @@ export class McpEndpoint {
     const call = this.#calls.open(caller, { id: newId("cal"), sessionId: session.id, requestId: sent.id, progressToken: sent.progressToken, resumes }, client);
     // Known by its request id from the start: the client may cancel it while its ask is opened.
     session.calls.set(JSON.stringify(sent.id), call);
-    await call.open(toolContext(this.relay, caller, session.server), sent.tool, sent.args);
-    return this.stream(session, request, call, sent.id, (onProgress, onResult) => call.follow(onProgress, onResult), sent.progressToken);
+    const opening = await call.open(toolContext(this.relay, caller, session.server), sent.tool, sent.args);
+    return this.stream(session, request, call, sent.id, (onProgress, onResult) => call.follow(opening, onProgress, onResult), sent.progressToken);
   }
 
   /**
