@@ -60,12 +60,13 @@ export class Relay {
     const store = await openStore(config);
     try {
       const relay = new Relay(config, store, await vapidKeys(store.push, clock), clock);
-      // One relay on its file hears nobody else and knows every follower in memory: its feed shows
-      // its own changes in their commits' turns. Replicas hear each other's changes and followers.
-      if (store.kind === "postgres") {
+      // Replicas hear each other's changes and followers. One relay on its SQLite file hears nobody
+      // and knows every follower in memory: its feed shows its own changes in their commits' turns.
+      const { listen } = store;
+      if (listen) {
         const elsewhere = new FollowersElsewhere(store.follows, store.replica, (askId) => relay.feed.flipped(askId));
         relay.waiting.shareWith(elsewhere);
-        await relay.feed.listen(store, elsewhere);
+        await relay.feed.listen({ listen, reach: store.reach }, elsewhere);
       }
       return relay;
     } catch (e) {

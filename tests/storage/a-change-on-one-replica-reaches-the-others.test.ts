@@ -6,14 +6,14 @@ import type { Ask } from "@loopback/shared/generated/types";
 import postgres from "postgres";
 import { newId } from "../../relay/src/ids.ts";
 import { ASK_CHANNEL, openPgStore } from "../../relay/src/storage/postgres/store.ts";
-import type { AskChange, Store } from "../../relay/src/storage/store.ts";
+import type { AskChange, SharedStore, Store } from "../../relay/src/storage/store.ts";
 import { PostgresServer } from "../support/postgres.ts";
 import { until } from "../support/scene.ts";
 import { Stores } from "../support/stores.ts";
 
 const stores = new Stores();
-let writer: Store;
-let reader: Store;
+let writer: SharedStore;
+let reader: SharedStore;
 let url: string;
 let spaceId: string;
 beforeAll(async () => {

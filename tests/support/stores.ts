@@ -6,21 +6,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openPgStore } from "../../relay/src/storage/postgres/store.ts";
 import { openSqliteStore } from "../../relay/src/storage/sqlite/store.ts";
-import type { Store } from "../../relay/src/storage/store.ts";
+import type { SharedStore, Store } from "../../relay/src/storage/store.ts";
 import { freshDatabase } from "./relay-process.ts";
 
-export interface Fresh {
+export interface Fresh<S extends Store = Store> {
   /** A store on a new, empty database. */
-  store: Store;
+  store: S;
   /** Another writer on the same database: a second connection to the file, or another replica. */
-  another(): Promise<Store>;
+  another(): Promise<S>;
   /** The PostgreSQL URL of this database (for PostgreSQL only). */
   url?: string;
 }
 
-export interface StoreKind {
+export interface StoreKind<S extends Store = Store> {
   name: "sqlite" | "postgres";
-  fresh(): Promise<Fresh>;
+  fresh(): Promise<Fresh<S>>;
 }
 
 export class Stores {
@@ -45,7 +45,8 @@ export class Stores {
     },
   };
 
-  readonly postgres: StoreKind = {
+  /** Replicas' stores: another replica's changes can be listened to. */
+  readonly postgres: StoreKind<SharedStore> = {
     name: "postgres",
     fresh: async () => {
       const url = await freshDatabase();
@@ -54,7 +55,7 @@ export class Stores {
     },
   };
 
-  #keep(store: Store): Store {
+  #keep<S extends Store>(store: S): S {
     this.#open.push(store);
     return store;
   }

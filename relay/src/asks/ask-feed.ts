@@ -41,7 +41,7 @@ export type FeedFollowers = Pick<Waiting, "withWaiting" | "wake" | "wakeAll">;
 
 /** Where other replicas' changes are heard: the store's channel, and whether its database is back. */
 export interface ChangeSource {
-  listen: Store["listen"];
+  listen: NonNullable<Store["listen"]>;
   reach?: Pick<DatabaseReach, "onBack" | "reachable">;
 }
 

@@ -136,7 +136,7 @@ export class DatabaseReach {
 }
 
 /** The store with every kind of record guarded by `reach`, and `reach` for whoever wants to know. */
-export function guardedBy(reach: DatabaseReach, store: Store): Store {
+export function guardedBy<S extends Store>(reach: DatabaseReach, store: S): S {
   return {
     ...store,
     asks: reach.guard(store.asks),

@@ -325,12 +325,16 @@ export interface Store {
   /**
    * Calls `onChange` for every ask change another replica commits, in commit order (so in order per
    * ask); `onReady` once listening, and again after every reconnection, when changes may have been
-   * missed and whoever waits should read again.
+   * missed and whoever waits should read again. Absent where nobody else writes asks: one relay owns
+   * a SQLite file.
    */
-  listen(onChange: (change: AskChange) => void, onReady?: () => void, onFollow?: (change: FollowChange) => void): Promise<{ close(): Promise<void> }>;
+  listen?(onChange: (change: AskChange) => void, onReady?: () => void, onFollow?: (change: FollowChange) => void): Promise<{ close(): Promise<void> }>;
   /** Whether a database server can be reached now, for a store that has one (PostgreSQL). */
   readonly reach?: DatabaseReach;
   /** Whether the SQLite file's filesystem has room to write, for a store kept in a file. */
   readonly space?: DiskSpace;
   close(): Promise<void>;
 }
+
+/** A store replicas share: another replica's changes can be listened to. */
+export type SharedStore = Store & Required<Pick<Store, "listen">>;

@@ -14,7 +14,7 @@ import * as pgSchema from "./schema.ts";
 import type * as schema from "../sqlite/schema.ts";
 import { storeOver } from "../records/store-over.ts";
 import { PgAskRecords } from "./ask-records.ts";
-import type { AskChange, FollowChange, Store } from "../store.ts";
+import type { AskChange, FollowChange, SharedStore } from "../store.ts";
 
 const MIGRATIONS = join(import.meta.dir, "pg-migrations");
 /** The channel every replica listens on for ask changes. */
@@ -44,7 +44,7 @@ export interface PgStoreOptions {
   pool?: number;
 }
 
-export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<Store> {
+export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promise<SharedStore> {
   const replica = opts.replica ?? newId("rpl");
   // Notices (such as "relation already exists, skipping" from the migrator) are not the relay's news.
   const connection = { application_name: `${APPLICATION_PREFIX}${replica}` };
@@ -131,38 +131,38 @@ export async function openPgStore(url: string, opts: PgStoreOptions = {}): Promi
     () => tokensVersion++,
     () => tokensVersion++,
   );
+  const listen: SharedStore["listen"] = async (onChange, onReady, onFollow) => {
+    const follows = onFollow
+      ? await client.listen(FOLLOW_CHANNEL, (payload) => {
+          const change = parseFollow(payload);
+          if (change && change.replica !== replica) onFollow(change);
+        })
+      : undefined;
+    const listening = await client.listen(
+      ASK_CHANNEL,
+      (payload) => {
+        const change = parseChange(payload);
+        if (change && change.replica !== replica) onChange(change);
+      },
+      // postgres.js calls this on the first LISTEN and after every reconnection.
+      () => onReady?.(),
+    );
+    return {
+      close: async () => {
+        await listening.unlisten();
+        await follows?.unlisten();
+      },
+    };
+  };
   const shared = storeOver(dialect, replica, {
     tokensVersion: () => tokensVersion,
-    listen: async (onChange, onReady, onFollow) => {
-      const follows = onFollow
-        ? await client.listen(FOLLOW_CHANNEL, (payload) => {
-            const change = parseFollow(payload);
-            if (change && change.replica !== replica) onFollow(change);
-          })
-        : undefined;
-      const listening = await client.listen(
-        ASK_CHANNEL,
-        (payload) => {
-          const change = parseChange(payload);
-          if (change && change.replica !== replica) onChange(change);
-        },
-        // postgres.js calls this on the first LISTEN and after every reconnection.
-        () => onReady?.(),
-      );
-      return {
-        close: async () => {
-          await listening.unlisten();
-          await follows?.unlisten();
-        },
-      };
-    },
     close: async () => {
       reach.stop();
       await Promise.all([client.end({ timeout: 5 }), looker.end({ timeout: 1 })]);
     },
   });
   // The writes someone waits on, each in one round trip (ask-records.ts).
-  const store: Store = { ...shared, asks: new PgAskRecords(dialect, replica, client, ASK_CHANNEL) };
+  const store: SharedStore = { ...shared, listen, asks: new PgAskRecords(dialect, replica, client, ASK_CHANNEL) };
   return guardedBy(reach, store);
 }
 

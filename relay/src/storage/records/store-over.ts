@@ -13,7 +13,7 @@ import { SqlTokenRecords } from "./token-records.ts";
 import { SqlUploadRecords } from "./upload-records.ts";
 import { SqlUpkeepRecords } from "./upkeep-records.ts";
 
-export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "listen" | "close" | "tokensVersion">): Store {
+export function storeOver(d: Dialect, replica: string, rest: Pick<Store, "close" | "tokensVersion">): Store {
   return {
     kind: d.kind,
     replica,

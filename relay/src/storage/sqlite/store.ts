@@ -109,15 +109,10 @@ function withDiskSpace(space: DiskSpace, store: Store): Store {
 function sqliteStore(db: Db, opts: { closeDb?: boolean } = {}): Store {
   const replica = newId("rpl");
   const dataVersion = db.$client.query<{ data_version: number }, []>("PRAGMA data_version");
+  // No `listen`: nothing else writes asks to this file (the CLI writes only tokens).
   const store = storeOver(sqliteDialect(db, replica), replica, {
     // Tokens are revoked by the CLI, on its own connection: its commit moves this connection's `data_version`.
     tokensVersion: () => dataVersion.get()!.data_version,
-    // Nothing else writes asks to this file (the CLI writes only tokens): no changes come from elsewhere,
-    // and a relay on it does not listen (relay.ts).
-    listen: async (_onChange, onReady) => {
-      onReady?.();
-      return { close: async () => {} };
-    },
     close: async () => {
       if (opts.closeDb) db.$client.close();
     },
