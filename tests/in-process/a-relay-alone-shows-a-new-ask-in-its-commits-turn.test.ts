@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { AskRecords } from "../../relay/src/storage/store.ts";
 import { inProcessScene, type InProcessScene } from "../support/in-process-scene.ts";
+import { openedAsk, until } from "../support/scene.ts";
 
 let s: InProcessScene;
 beforeAll(async () => {
@@ -26,9 +27,9 @@ test("a relay alone on its SQLite file shows a new ask in the turn its insert co
   const stop = s.relay.bus.listen((_spaceId, event) => void (event.type === "ask.opened" && order.push("the inboxes' frame")));
   try {
     const asking = s.agent.call("ask_question", { question: "Which store?", project: "alone" });
-    await until(() => order.length === 2);
+    await until(() => order.length === 2, "the ask is stored and shown");
     expect(order).toEqual(["the inboxes' frame", "the commit's turn ends"]);
-    const ask = (await s.person.snapshot()).open.find((a) => a.project === "alone")!;
+    const ask = await openedAsk(s.person, "alone");
     await s.person.reply(ask.id, { outcome: "dismissed" });
     await asking;
   } finally {
@@ -36,8 +37,3 @@ test("a relay alone on its SQLite file shows a new ask in the turn its insert co
     records.insert = insert;
   }
 });
-
-async function until(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !done(); i++) await Bun.sleep(2);
-  expect(done()).toBe(true);
-}

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { portInUse } from "../../relay/src/port-in-use.ts";
 import { processGone } from "../support/process-gone.ts";
 import { freePort, RELAY_COMMAND } from "../support/relay-process.ts";
+import { until } from "../support/scene.ts";
 
 const dataDir = mkdtempSync(join(tmpdir(), "loopback-killed-"));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
@@ -23,9 +24,10 @@ test("a relay killed with SIGKILL counts as gone only once its port no longer an
       stdout: "ignore",
       stderr: "ignore",
     });
-    while (!(await portInUse("127.0.0.1", port))) await Bun.sleep(10);
+    await until(() => portInUse("127.0.0.1", port), "the relay listens", 10_000);
     relay.kill("SIGKILL");
-    while (!processGone(relay.pid)) await Bun.sleep(0);
+    // Looked at as often as it can be: the port is checked the moment the relay counts as gone.
+    await until(() => processGone(relay.pid), "the killed relay is gone", 5_000, 0);
     if (await portInUse("127.0.0.1", port)) answeredWhenGone.push(round);
     await relay.exited;
   }
