@@ -223,20 +223,21 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
   const inbox = await PersonProcess.start(relay.url, target.personToken);
   const bareInbox = await PersonProcess.start(bare.url, "bare");
   const dutifulInbox = await PersonProcess.start(dutiful.url, "bare");
-  // Each kind of round: the agent that asks and the person's process that answers.
-  const kinds = [
-    { agent: await Agent.connect(relay.url, target.agentToken, "bench-agent", "1.0"), inbox },
-    { agent: await olderAgent(target), inbox },
-    { agent: await Agent.connect(bare.url, "bare", "bench-agent", "1.0"), inbox: bareInbox },
-    { agent: await Agent.connect(dutiful.url, "bare", "bench-agent", "1.0"), inbox: dutifulInbox },
+  const out: Rounds = { askToInbox: [], replyToAgent: [], replyToOlder: [], bareAsk: [], bareReply: [], dutiesAsk: [], commit: [], lightCommit: [], bareCommit: [], http: [] };
+  // Each kind of round: the agent that asks, the person's process that answers, and where its ask's
+  // and reply's times go.
+  const kinds: { agent: Agent; inbox: PersonProcess; ask?: number[]; reply?: number[] }[] = [
+    { agent: await Agent.connect(relay.url, target.agentToken, "bench-agent", "1.0"), inbox, ask: out.askToInbox, reply: out.replyToAgent },
+    { agent: await olderAgent(target), inbox, reply: out.replyToOlder },
+    { agent: await Agent.connect(bare.url, "bare", "bench-agent", "1.0"), inbox: bareInbox, ask: out.bareAsk, reply: out.bareReply },
+    { agent: await Agent.connect(dutiful.url, "bare", "bench-agent", "1.0"), inbox: dutifulInbox, ask: out.dutiesAsk },
   ];
   const floor = await commitFloor(relay);
   const bareFloor = relay.databaseUrl ? await commitFloor({ dataDir: relay.dataDir, databaseUrl: undefined }) : undefined;
-  const out: Rounds = { askToInbox: [], replyToAgent: [], replyToOlder: [], bareAsk: [], bareReply: [], dutiesAsk: [], commit: [], lightCommit: [], bareCommit: [], http: [] };
   const warmup = N.warmupRuns;
   for (let i = 0; i < kinds.length * (runs + warmup); i++) {
     const kind = i % kinds.length;
-    const { agent } = kinds[kind]!;
+    const { agent, inbox: person, ask, reply } = kinds[kind]!;
     if (pauseMs) await Bun.sleep(pauseMs);
     const commit = await floor.sample();
     let bareCommit: number | undefined;
@@ -251,7 +252,7 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
       if (pauseMs) await Bun.sleep(pauseMs);
       light = floor.sampleLight();
     }
-    const { replied } = await kinds[kind]!.inbox.arm(asked.reply, pauseMs);
+    const { replied } = await person.arm(asked.reply, pauseMs);
     if (pauseMs) await Bun.sleep(pauseMs);
     const askedAt = absoluteNow();
     const result = await agent.call(asked.tool, asked.input(`${pauseMs}.${i}`));
@@ -264,14 +265,8 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
     if (bareCommit !== undefined) out.bareCommit.push(bareCommit);
     if (light !== undefined) out.lightCommit.push(light);
     out.http.push(http);
-    if (kind === 0) {
-      out.askToInbox.push(seenAt - askedAt);
-      out.replyToAgent.push(returned - sentAt);
-    } else if (kind === 1) out.replyToOlder.push(returned - sentAt);
-    else if (kind === 2) {
-      out.bareAsk.push(seenAt - askedAt);
-      out.bareReply.push(returned - sentAt);
-    } else out.dutiesAsk.push(seenAt - askedAt);
+    ask?.push(seenAt - askedAt);
+    reply?.push(returned - sentAt);
   }
   await floor.close();
   await bareFloor?.close();
