@@ -1,7 +1,7 @@
 // A relay alone on its SQLite file hears no other replica, so nothing it shows can be out of order
 // with a change made elsewhere: a new ask's frame goes to the inboxes in the turn its insert commits,
-// not queued behind reads that cannot exist. (Queued, it waited a chain of promise jobs, a few tens of
-// µs of the ask's way to the person after a pause.)
+// not queued behind reads that cannot exist (a chain of promise jobs, a few tens of µs of the ask's
+// way to the person after a pause).
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import type { AskRecords } from "../../relay/src/storage/store.ts";
 import { inProcessScene, type InProcessScene } from "../support/in-process-scene.ts";
