@@ -31,6 +31,11 @@ const N = {
   bigRuns: SMOKE ? 3 : Number(process.env.BIG_RUNS ?? 50),
   /** Rounds of each kind run first and not counted: 20 warm the processes; the smoke run's 1 proves the path. */
   warmupRuns: SMOKE ? 1 : 20,
+  /**
+   * Asks each server has answered back to back before the rounds of a relay in service (IN_SERVICE_ASKS):
+   * its code compiled as a process that has run for a while has it, not as one just started.
+   */
+  inServiceAsks: SMOKE ? 3 : Number(process.env.IN_SERVICE_ASKS ?? 2_000),
   // BENCH_MANY: the most agents waiting at once (here and across replicas).
   waiting: SMOKE ? [100] : [1_000, Number(process.env.BENCH_MANY ?? 10_000)],
   fanout: SMOKE ? 50 : 1_000,
@@ -216,7 +221,7 @@ const BIG_REVIEW: Asked = {
  * on the bare path and on the bare path doing the relay's duties, so all four see the machine as it is
  * in that moment.
  */
-async function rounds(target: Target, runs: number, pauseMs: number, asked: Asked = QUESTION): Promise<Rounds> {
+async function rounds(target: Target, runs: number, pauseMs: number, asked: Asked = QUESTION, inService = 0): Promise<Rounds> {
   const { relay } = target;
   const bare = await bareRelay(relay.dataDir);
   const dutiful = await bareRelay(relay.dataDir, true);
@@ -235,6 +240,13 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
   const floor = await commitFloor(relay);
   const bareFloor = relay.databaseUrl ? await commitFloor({ dataDir: relay.dataDir, databaseUrl: undefined }) : undefined;
   const warmup = N.warmupRuns;
+  // A relay in service: every server first answers as many asks back to back, none of them counted.
+  for (let i = 0; i < kinds.length * inService; i++) {
+    const { agent, inbox: person } = kinds[i % kinds.length]!;
+    const { replied } = await person.arm(asked.reply, 0);
+    structured(await agent.call(asked.tool, asked.input(`before service ${i}`)));
+    await replied;
+  }
   for (let i = 0; i < kinds.length * (runs + warmup); i++) {
     const kind = i % kinds.length;
     const { agent, inbox: person, ask, reply } = kinds[kind]!;
@@ -255,7 +267,8 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
     const { replied } = await person.arm(asked.reply, pauseMs);
     if (pauseMs) await Bun.sleep(pauseMs);
     const askedAt = absoluteNow();
-    const result = await agent.call(asked.tool, asked.input(`${pauseMs}.${i}`));
+    // Inputs of their own: the same input asked again picks up its earlier ask (from another stage on this relay).
+    const result = await agent.call(asked.tool, asked.input(`${inService ? "in service " : ""}${pauseMs}.${i}`));
     const returned = absoluteNow();
     structured(result);
     const { seenAt, sentAt, status } = await replied;
@@ -511,12 +524,30 @@ async function bigReviewRows(target: Target, runs: number): Promise<Row[]> {
 
 const main: Target = { relay, agentToken, personToken };
 
+/**
+ * The paused rounds again, on servers that have each answered `asks` asks first. A process just
+ * started runs its code in the engine's first tiers and compiles it as it is used: the rounds above
+ * measure a relay in its first minutes, where the relay's longer path costs the most beside the least
+ * server's. These measure one in service, as a person's relay is after a few days.
+ */
+async function inServiceRows(target: Target, runs: number, asks: number): Promise<Row[]> {
+  const r = await rounds(target, runs, 100, QUESTION, asks);
+  const [reply, ask, leastReply, leastAsk, duties] = [r.replyToAgent, r.askToInbox, r.bareReply, r.bareAsk, r.dutiesAsk].map(spread);
+  const label = `paused 100 ms, each server after ${asks.toLocaleString("en")} asks (a relay in service)`;
+  return [
+    { figure: `${label}: reply → agent's tool call returns`, ...reply, value: `least server ${ms(leastReply.p50)} p50; Loopback adds ${ms(reply.p50 - leastReply.p50)} p50`, goal: "—" },
+    { figure: `${label}: ask → ask.opened on the inbox socket`, ...ask, value: `least server ${ms(leastAsk.p50)} p50; Loopback adds ${ms(ask.p50 - leastAsk.p50)} p50`, goal: "—" },
+    { figure: `${label}: least server doing Loopback's duties: ask → frame`, ...duties, value: beyondDuties(ask, leastAsk, duties), goal: "—" },
+  ];
+}
+
 /** The rounds on the main relay, after a pause and back to back. */
 async function relayRounds(): Promise<Row[]> {
   return [
     ...(await stage("rounds paused 100 ms, SQLite", () => roundRows(main, "paused 100 ms, as a person answers", 100, N.pausedRuns))),
     ...(await stage("rounds paused 100 ms, a 200 KiB code review, SQLite", () => bigReviewRows(main, N.bigRuns))),
     ...(await stage("rounds back to back, SQLite", () => roundRows(main, "back to back", 0, N.latencyRuns))),
+    ...(await stage("rounds paused 100 ms, a relay in service, SQLite", () => inServiceRows(main, N.pausedRuns, N.inServiceAsks))),
   ];
 }
 
