@@ -211,6 +211,9 @@ const BIG_REVIEW: Asked = {
   reply: { outcome: "approved" },
 };
 
+/** How many times `rounds` has run: each call's asks are told apart by it. */
+let roundsCalls = 0;
+
 /**
  * `runs` rounds of ask → the inbox sees it → the person replies → the agent's call returns, with
  * `pauseMs` before each round, before the person's reply and before each floor sample taken between
@@ -223,6 +226,8 @@ const BIG_REVIEW: Asked = {
  */
 async function rounds(target: Target, runs: number, pauseMs: number, asked: Asked = QUESTION, inService = 0): Promise<Rounds> {
   const { relay } = target;
+  // Inputs of this call's own: the same input asked again picks up its earlier ask (another stage's, on the same relay).
+  const call = ++roundsCalls;
   const bare = await bareRelay(relay.dataDir);
   const dutiful = await bareRelay(relay.dataDir, true);
   const inbox = await PersonProcess.start(relay.url, target.personToken);
@@ -244,7 +249,7 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
   for (let i = 0; i < kinds.length * inService; i++) {
     const { agent, inbox: person } = kinds[i % kinds.length]!;
     const { replied } = await person.arm(asked.reply, 0);
-    structured(await agent.call(asked.tool, asked.input(`before service ${i}`)));
+    structured(await agent.call(asked.tool, asked.input(`${call}.first.${i}`)));
     await replied;
   }
   for (let i = 0; i < kinds.length * (runs + warmup); i++) {
@@ -267,8 +272,7 @@ async function rounds(target: Target, runs: number, pauseMs: number, asked: Aske
     const { replied } = await person.arm(asked.reply, pauseMs);
     if (pauseMs) await Bun.sleep(pauseMs);
     const askedAt = absoluteNow();
-    // Inputs of their own: the same input asked again picks up its earlier ask (from another stage on this relay).
-    const result = await agent.call(asked.tool, asked.input(`${inService ? "in service " : ""}${pauseMs}.${i}`));
+    const result = await agent.call(asked.tool, asked.input(`${call}.${pauseMs}.${i}`));
     const returned = absoluteNow();
     structured(result);
     const { seenAt, sentAt, status } = await replied;
@@ -509,16 +513,20 @@ const beyondDuties = (ask: { p50: number }, least: { p50: number }, duties: { p5
 
 /** Rounds of a 200 KiB code review after a pause, beside the least server asked the same. */
 async function bigReviewRows(target: Target, runs: number): Promise<Row[]> {
-  const r = await rounds(target, runs, 100, BIG_REVIEW);
+  return besideLeast("paused 100 ms, a 200 KiB code review", await rounds(target, runs, 100, BIG_REVIEW));
+}
+
+/** The relay's reply and ask beside the least server's, and what of the ask the duties take: rows without a goal. */
+function besideLeast(label: string, r: Rounds): Row[] {
   const beside = (path: string, own: number[], bare: number[]): Row => {
     const [mine, least] = [spread(own), spread(bare)];
-    return { figure: `paused 100 ms, a 200 KiB code review: ${path}`, ...mine, value: `least server ${ms(least.p50)} p50; Loopback adds ${ms(mine.p50 - least.p50)} p50`, goal: "—" };
+    return { figure: `${label}: ${path}`, ...mine, value: `least server ${ms(least.p50)} p50; Loopback adds ${ms(mine.p50 - least.p50)} p50`, goal: "—" };
   };
   const [ask, least, duties] = [spread(r.askToInbox), spread(r.bareAsk), spread(r.dutiesAsk)];
   return [
     beside("reply → agent's tool call returns", r.replyToAgent, r.bareReply),
     beside("ask → ask.opened on the inbox socket", r.askToInbox, r.bareAsk),
-    { figure: "paused 100 ms, a 200 KiB code review: least server doing Loopback's duties: ask → frame", ...duties, value: beyondDuties(ask, least, duties), goal: "—" },
+    { figure: `${label}: least server doing Loopback's duties: ask → frame`, ...duties, value: beyondDuties(ask, least, duties), goal: "—" },
   ];
 }
 
@@ -528,17 +536,10 @@ const main: Target = { relay, agentToken, personToken };
  * The paused rounds again, on servers that have each answered `asks` asks first. A process just
  * started runs its code in the engine's first tiers and compiles it as it is used: the rounds above
  * measure a relay in its first minutes, where the relay's longer path costs the most beside the least
- * server's. These measure one in service, as a person's relay is after a few days.
+ * server's. These measure one that has served that many asks.
  */
 async function inServiceRows(target: Target, runs: number, asks: number): Promise<Row[]> {
-  const r = await rounds(target, runs, 100, QUESTION, asks);
-  const [reply, ask, leastReply, leastAsk, duties] = [r.replyToAgent, r.askToInbox, r.bareReply, r.bareAsk, r.dutiesAsk].map(spread);
-  const label = `paused 100 ms, each server after ${asks.toLocaleString("en")} asks (a relay in service)`;
-  return [
-    { figure: `${label}: reply → agent's tool call returns`, ...reply, value: `least server ${ms(leastReply.p50)} p50; Loopback adds ${ms(reply.p50 - leastReply.p50)} p50`, goal: "—" },
-    { figure: `${label}: ask → ask.opened on the inbox socket`, ...ask, value: `least server ${ms(leastAsk.p50)} p50; Loopback adds ${ms(ask.p50 - leastAsk.p50)} p50`, goal: "—" },
-    { figure: `${label}: least server doing Loopback's duties: ask → frame`, ...duties, value: beyondDuties(ask, leastAsk, duties), goal: "—" },
-  ];
+  return besideLeast(`paused 100 ms, each server after ${asks.toLocaleString("en")} asks (a relay in service)`, await rounds(target, runs, 100, QUESTION, asks));
 }
 
 /** The rounds on the main relay, after a pause and back to back. */
