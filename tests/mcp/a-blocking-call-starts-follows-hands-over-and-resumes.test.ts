@@ -93,12 +93,15 @@ test("handed over, a call whose client resumes ends without a result; its resume
   const askId = await followedAsk(input.project);
   await calls.handOverAll(1_000);
   await expect(first).rejects.toThrow("handed over");
-  const record = (await calls.record(durable.id))!;
+  const next = new BlockingCalls(services());
+  // Only the session that made the call resumes it.
+  expect(await next.resumable(durable.id, "session-2")).toBeUndefined();
+  const { record, durable: resumed } = (await next.resumable(durable.id, "session-1"))!;
   expect(record).toMatchObject({ askId, fromTurn: 0, requestId: "7", progressToken: '"p"', sessionId: "session-1" });
+  expect(resumed).toEqual(durable);
 
   await relay.asks.reply(person, askId, { outcome: "answered", selected: ["SQLite"] });
-  const next = new BlockingCalls(services());
-  expect(structured(await next.open(agent, durable).resume(record))).toEqual({ askId, reply: { outcome: "answered", selected: ["SQLite"] } });
+  expect(structured(await next.open(agent, resumed).resume(record))).toEqual({ askId, reply: { outcome: "answered", selected: ["SQLite"] } });
 });
 
 test("handed over, a call whose client does not resume is answered `pending`, saying the relay restarts", async () => {
@@ -118,11 +121,11 @@ test("cancelled, a call ends without a result and its durable record ends with i
   const call = calls.open(agent, durable);
   const result = call.start(ctx(), askQuestion, input);
   const askId = await followedAsk(input.project);
-  expect(await calls.record(durable.id)).toBeDefined();
+  expect(await calls.resumable(durable.id, durable.sessionId)).toBeDefined();
   call.cancel();
   await expect(result).rejects.toThrow("cancelled");
   await call.ended;
   expect(relay.waiting.isFollowed(askId)).toBe(false);
-  for (let i = 0; i < 100 && (await calls.record(durable.id)); i++) await new Promise((r) => setImmediate(r));
-  expect(await calls.record(durable.id)).toBeUndefined();
+  for (let i = 0; i < 100 && (await calls.resumable(durable.id, durable.sessionId)); i++) await new Promise((r) => setImmediate(r));
+  expect(await calls.resumable(durable.id, durable.sessionId)).toBeUndefined();
 });

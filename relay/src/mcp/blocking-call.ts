@@ -247,9 +247,16 @@ export class BlockingCalls {
     await this.services.calls.deleteForRequest(sessionId, JSON.stringify(requestId));
   }
 
-  /** The durable record a resume names. */
-  record(id: string): Promise<CallRow | undefined> {
-    return this.services.calls.get(id);
+  /**
+   * The durable record a resume names, when it is the resuming session's, with what its call is
+   * followed by: the original request id and progress token, and that its client resumes (it did once).
+   */
+  async resumable(callId: string, sessionId: string): Promise<{ record: CallRow; durable: Durable } | undefined> {
+    const record = await this.services.calls.get(callId);
+    if (!record || record.sessionId !== sessionId) return undefined;
+    const requestId = JSON.parse(record.requestId) as RequestId;
+    const progressToken = record.progressToken === null ? undefined : (JSON.parse(record.progressToken) as string | number);
+    return { record, durable: { id: record.id, sessionId, requestId, progressToken, resumes: true } };
   }
 
   endForTokens(tokenIds: Set<string>): void {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { callStream, type StreamedCall } from "./call-stream.ts";
+import { callStream, streamEventOf, type StreamedCall } from "./call-stream.ts";
 
 const call = (run: StreamedCall["run"]): StreamedCall => ({ requestId: 3, callId: "cal_x", readsPriming: true, retryMs: 1000, headers: {}, run, cancel: () => {}, ended: () => {} });
 const RESULT = { content: [{ type: "text" as const, text: "{}" }] };
@@ -22,4 +22,15 @@ test("a result written early is not written again when the call's promise brings
   }));
   const text = await response.text();
   expect(text.split("cal_x:done").length - 1).toBe(1);
+});
+
+test("every event id a stream writes names its call when a client resumes with it, the result's as done", async () => {
+  const response = callStream(call(async (progress) => {
+    progress({ method: "notifications/progress", params: { progressToken: 1, progress: 1 } });
+    return RESULT;
+  }));
+  const ids = [...(await response.text()).matchAll(/^id: (.*)$/gm)].map((m) => m[1]);
+  expect(ids).toEqual(["cal_x:0", "cal_x:1", "cal_x:done"]);
+  expect(ids.map(streamEventOf)).toEqual([{ callId: "cal_x", done: false }, { callId: "cal_x", done: false }, { callId: "cal_x", done: true }]);
+  for (const foreign of ["", "cal_x", "ses_x:1", "cal_x:1:2", "cal_X:1"]) expect(streamEventOf(foreign)).toBeUndefined();
 });

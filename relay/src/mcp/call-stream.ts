@@ -105,6 +105,12 @@ export function callStream(call: StreamedCall): Response {
   return new Response(body, { status: 200, headers: { ...SSE_HEADERS, ...call.headers } });
 }
 
+/** The call a `Last-Event-ID` of its stream names, and whether it is the result's (the client has that). */
+export function streamEventOf(eventId: string): { callId: string; done: boolean } | undefined {
+  const m = /^(cal_[0-9a-z]+):(\w+)$/.exec(eventId);
+  return m ? { callId: m[1], done: m[2] === "done" } : undefined;
+}
+
 export const priming = (callId: string, retryMs: number) => `id: ${callId}:0\nretry: ${Math.round(retryMs)}\ndata: \n\n`;
 
 /** The first id for a client on an older protocol: an event no SDK reads as a message (see above). */

@@ -33,6 +33,9 @@ export function clientProfile(name: string | undefined): ClientProfile {
   return (name !== undefined && Object.hasOwn(CLIENTS, name) ? CLIENTS[name] : undefined) ?? UNKNOWN;
 }
 
+/** The protocol version a request says it speaks (the SDK refuses any it does not support). */
+export const protocolOf = (request: Request): string => request.headers.get("mcp-protocol-version") ?? "";
+
 /** Whether a client resumes a call's stream that ends without a result. */
 export function resumesStreams(protocolVersion: string, clientName: string | undefined): boolean {
   return protocolVersion >= RESUMABLE_PROTOCOL || clientProfile(clientName).resumesStreams;

@@ -1,12 +1,11 @@
 // MCP over Streamable HTTP at /mcp: checks Host and Origin, authenticates, and hands each request to
-// its place. A blocking call sent alone is carried by the relay's own stream (call-stream.ts), with
+// its place. A blocking call sent alone is carried by the relay's own stream (call-response.ts), with
 // event ids of its durable record for a client that resumes: after a crash, a restart or a dropped
 // connection the client resumes it (`GET` + `Last-Event-ID`) on whichever process answers.
-// Everything else goes to the session's SDK Server, which is told when an HTTP connection drops (it
-// does not notice). A refused token gets 401 (the server adds its WWW-Authenticate:
-// http/protected-resource.ts).
+// Everything else goes to the session's SDK Server (sdk-request.ts). A refused token gets 401 (the
+// server adds its WWW-Authenticate: http/protected-resource.ts).
 import { keptInitialize, MAX_INITIALIZE_BYTES } from "./kept-initialize.ts";
-import { isInitializeRequest, type CallToolResult, type RequestId } from "@modelcontextprotocol/sdk/types.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { problem } from "@loopback/shared/problems";
 import type { Caller } from "../auth/gate.ts";
 import type { RevocationWatch } from "../auth/revocation-watch.ts";
@@ -15,12 +14,14 @@ import { problemResponse } from "../http/problem-response.ts";
 import { readCappedBody } from "../read-capped-body.ts";
 import { newId } from "../ids.ts";
 import type { SessionRecords } from "../storage/store.ts";
-import { BlockingCall, BlockingCalls, within, type OnProgress, type OnResult } from "./blocking-call.ts";
-import { callStream, openedAtOnce } from "./call-stream.ts";
-import { blockingCallOf, cancelledIds, jsonRpcError, requestIds, type BlockingCallRequest } from "./json-rpc.ts";
-import { createMcpServer, progress, toolContext, type McpServices } from "./session.ts";
+import { BlockingCalls, within } from "./blocking-call.ts";
+import { callResponse, type CallResponseDeps } from "./call-response.ts";
+import { streamEventOf } from "./call-stream.ts";
+import { blockingCallOf, jsonRpcError, type BlockingCallRequest } from "./json-rpc.ts";
+import { forward, type SdkRequestDeps } from "./sdk-request.ts";
+import { createMcpServer, toolContext, type McpServices } from "./session.ts";
 import { Sessions, type Session } from "./sessions.ts";
-import { RESUMABLE_PROTOCOL, resumesStreams } from "./clients.ts";
+import { protocolOf, resumesStreams } from "./clients.ts";
 
 /** A tool input is at most 256 KiB of JSON; escaping and the JSON-RPC envelope fit in four times that. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -41,11 +42,14 @@ export class McpEndpoint {
   /** Responses still being written, which a stopping relay lets finish. */
   #writing = new Set<Promise<void>>();
   #unwatch: () => void;
+  /** What the SDK's requests and the relay's own call streams use of the endpoint. */
+  #deps: SdkRequestDeps & CallResponseDeps;
 
   constructor(private relay: McpEndpointDeps) {
     const { waiting, clock, config, store } = relay;
     this.#calls = new BlockingCalls({ waiting, asks: relay.asks, calls: store.calls, clock, config });
     this.#sessions = new Sessions({ sessions: relay.sessions, calls: store.calls, clock, config }, (caller) => createMcpServer(relay, caller, this.#calls));
+    this.#deps = { calls: this.#calls, sessions: this.#sessions, track: (written) => this.#track(written), retryMs: config.streamRetryMs };
     this.#unwatch = relay.revocations.watch({
       held: () => new Set([...this.#sessions.tokenIds(), ...this.#calls.tokenIds()]),
       revoked: (tokenIds) => {
@@ -78,7 +82,7 @@ export class McpEndpoint {
         if (request.method === "GET" && lastEventId) return await this.resume(session, caller, request, lastEventId);
         const call = request.method === "POST" ? blockingCallOf(request, body) : undefined;
         if (call) return await this.carry(session, caller, request, call);
-        return await this.forward(session, request, body);
+        return await forward(this.#deps, session, request, body);
       }
       const init = (Array.isArray(body) ? body : [body]).find((m) => isInitializeRequest(m));
       if (request.method !== "POST" || !init) return jsonRpcError(400, -32000, "Bad Request: no session; send initialize first.");
@@ -87,40 +91,11 @@ export class McpEndpoint {
       if (!kept) return jsonRpcError(400, -32602, `Invalid params: an initialize request may be at most ${MAX_INITIALIZE_BYTES / 1024} KiB.`);
       init.params = kept as typeof init.params;
       const session = await this.#sessions.create(caller, kept);
-      const response = await this.forward(session, request, body);
+      const response = await forward(this.#deps, session, request, body);
       await this.#sessions.discard(session);
       return response;
     } catch (e) {
       return problemResponse(e);
-    }
-  }
-
-  private async forward(session: Session, request: Request, body: unknown): Promise<Response> {
-    session.active++;
-    this.#sessions.seen(session);
-    // A cancellation of a call on the relay's own stream: the SDK does not know that call.
-    for (const requestId of cancelledIds(body)) await this.#calls.cancel(session.id, requestId, session.calls.get(JSON.stringify(requestId)));
-    const ids = requestIds(body);
-    // The connection carrying these calls is gone: cancel them as if the client had, so their asks
-    // stop showing `waiting` and nothing is handed to a reader who left.
-    const dropped = () => {
-      for (const requestId of ids) session.transport.onmessage?.({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId, reason: "connection dropped" } });
-    };
-    request.signal.addEventListener("abort", dropped, { once: true });
-    try {
-      const response = await session.transport.handleRequest(request, body === undefined ? undefined : { parsedBody: body });
-      // Gone while its body was read: the listener came too late to hear it.
-      if (request.signal.aborted) dropped();
-      const opened = openedAtOnce(response);
-      if (opened.streaming) {
-        session.streams++;
-        void opened.written.finally(() => session.streams--);
-      }
-      if (request.method === "POST") this.#track(opened.written);
-      return opened.response;
-    } finally {
-      session.active--;
-      this.#sessions.idleFrom(session);
     }
   }
 
@@ -137,7 +112,7 @@ export class McpEndpoint {
     // Known by its request id from the start: the client may cancel it while its ask is opened.
     session.calls.set(JSON.stringify(sent.id), call);
     const opening = await call.open(toolContext(this.relay, caller, session.server), sent.tool, sent.args);
-    return this.stream(session, request, call, sent.id, (onProgress, onResult) => call.follow(opening, onProgress, onResult), sent.progressToken);
+    return callResponse(this.#deps, session, request, call, sent.id, (onProgress, onResult) => call.follow(opening, onProgress, onResult), sent.progressToken);
   }
 
   /**
@@ -146,43 +121,13 @@ export class McpEndpoint {
    * client already has is not answered twice.
    */
   private async resume(session: Session, caller: Caller, request: Request, lastEventId: string): Promise<Response> {
-    const m = /^(cal_[0-9a-z]+):(\w+)$/.exec(lastEventId);
-    const record = m ? await this.#calls.record(m[1]) : undefined;
-    if (!m || !record || record.sessionId !== session.id) return jsonRpcError(404, -32000, problem("call.unknown").message);
-    if (m[2] === "done") return new Response(null, { status: 204, headers: { "mcp-session-id": session.id } });
-    const requestId = JSON.parse(record.requestId) as RequestId;
-    const progressToken = record.progressToken === null ? undefined : (JSON.parse(record.progressToken) as string | number);
-    // A client that resumes once resumes again.
-    const call = this.#calls.open(caller, { id: record.id, sessionId: session.id, requestId, progressToken, resumes: true }, session.server.getClientVersion()?.name);
-    return this.stream(session, request, call, requestId, (onProgress, onResult) => call.resume(record, onProgress, onResult), progressToken);
-  }
-
-  /** The stream of a call: cancelled by the client by its request id, dropped with its connection. */
-  private stream(session: Session, request: Request, call: BlockingCall, requestId: RequestId, run: (onProgress: OnProgress | undefined, onResult: OnResult) => Promise<CallToolResult>, progressToken?: string | number): Response {
-    const key = JSON.stringify(requestId);
-    session.calls.set(key, call);
-    const drop = () => call.drop();
-    request.signal.addEventListener("abort", drop, { once: true });
-    // Gone while its ask was opened: the listener came too late to hear it.
-    if (request.signal.aborted) drop();
-    const written = Promise.withResolvers<void>();
-    this.#track(written.promise);
-    return callStream({
-      requestId,
-      callId: call.durable?.id,
-      readsPriming: protocolOf(request) >= RESUMABLE_PROTOCOL,
-      retryMs: this.relay.config.streamRetryMs,
-      headers: { "mcp-session-id": session.id },
-      // Stopped (cancelled, dropped, handed over): nobody reads a result, or the client resumes.
-      run: (send, result) => run(progressToken === undefined ? undefined : (waitedMs) => send(progress(progressToken, waitedMs)), result).catch(() => undefined),
-      cancel: drop,
-      ended: () => {
-        request.signal.removeEventListener("abort", drop);
-        if (session.calls.get(key) === call) session.calls.delete(key);
-        this.#sessions.idleFrom(session);
-        written.resolve();
-      },
-    });
+    const event = streamEventOf(lastEventId);
+    const resumable = event && (await this.#calls.resumable(event.callId, session.id));
+    if (!resumable) return jsonRpcError(404, -32000, problem("call.unknown").message);
+    if (event.done) return new Response(null, { status: 204, headers: { "mcp-session-id": session.id } });
+    const { record, durable } = resumable;
+    const call = this.#calls.open(caller, durable, session.server.getClientVersion()?.name);
+    return callResponse(this.#deps, session, request, call, durable.requestId, (onProgress, onResult) => call.resume(record, onProgress, onResult), durable.progressToken);
   }
 
   #track(writing: Promise<void>): void {
@@ -201,6 +146,3 @@ export class McpEndpoint {
     await this.#sessions.close();
   }
 }
-
-/** The protocol version a request says it speaks (the SDK refuses any it does not support). */
-const protocolOf = (request: Request) => request.headers.get("mcp-protocol-version") ?? "";
