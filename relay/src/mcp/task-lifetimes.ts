@@ -5,7 +5,7 @@
 // time to live is counted from the moment this relay created it (or first saw it) on the monotonic
 // clock; before that, against the wall clock as far as the monotonic one has moved it.
 import type { Clock } from "../clock.ts";
-import { TASK_MAX_TTL_MS } from "./task-store.ts";
+import { TASK_MAX_TTL_MS } from "./task-ttl.ts";
 
 interface Anchor {
   /** The task's wall time when this relay began counting. */

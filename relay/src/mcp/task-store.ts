@@ -9,11 +9,10 @@ import type { Clock } from "../clock.ts";
 import { newId } from "../ids.ts";
 import type { TaskRecords, TaskRow } from "../storage/store.ts";
 import type { TaskLifetimes } from "./task-lifetimes.ts";
+import { TASK_DEFAULT_TTL_MS, TASK_MAX_TTL_MS } from "./task-ttl.ts";
 import { toolError, toolResult } from "./tool.ts";
 
 export const TASK_POLL_INTERVAL_MS = 500;
-export const TASK_DEFAULT_TTL_MS = 24 * 60 * 60_000;
-export const TASK_MAX_TTL_MS = 7 * 24 * 60 * 60_000;
 /** How long one poll keeps the ask `waiting`: a few missed polls, not one. */
 const LEASE_MS = 4 * TASK_POLL_INTERVAL_MS + 2_000;
 const PAGE = 50;
