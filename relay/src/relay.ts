@@ -14,7 +14,7 @@ import { Clock, type Timer } from "./clock.ts";
 import type { Config } from "./config.ts";
 import { AskEventBus } from "./asks/ask-event-bus.ts";
 import { AskFeed } from "./asks/ask-feed.ts";
-import { TicketBook } from "./events/tickets.ts";
+import { TicketBook } from "./auth/event-tickets.ts";
 import { PushDevices } from "./push/devices.ts";
 import { PushSender } from "./push/push-sender.ts";
 import { PushDestinations } from "./push/push-destinations.ts";

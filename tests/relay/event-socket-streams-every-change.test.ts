@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, setSystemTime, test } from "bun:test";
 import WebSocket from "ws";
 import { REVISION } from "@loopback/shared/generated/revision";
 import type { AskEvent, ServerEvent } from "@loopback/shared/generated/types";
-import { TicketBook, TICKET_TTL_MS } from "../../relay/src/events/tickets.ts";
+import { TicketBook, TICKET_TTL_MS } from "../../relay/src/auth/event-tickets.ts";
 import { openSqliteStore } from "../../relay/src/storage/sqlite/store.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

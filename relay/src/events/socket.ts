@@ -14,7 +14,7 @@ import type { RevocationWatch } from "../auth/revocation-watch.ts";
 import type { AskEventBus } from "../asks/ask-event-bus.ts";
 import type { AskService } from "../asks/ask-service.ts";
 import type { Config } from "../config.ts";
-import type { TicketBook } from "./tickets.ts";
+import type { TicketBook } from "../auth/event-tickets.ts";
 import type { Clock } from "../clock.ts";
 import { assertAllowedOrigin } from "../http/allowed-origin.ts";
 import { problemResponse } from "../http/problem-response.ts";

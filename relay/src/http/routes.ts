@@ -8,7 +8,7 @@ import type { AskService } from "../asks/ask-service.ts";
 import type { Caller } from "../auth/gate.ts";
 import { assertPerson } from "../auth/who-sees-an-ask.ts";
 import type { Config } from "../config.ts";
-import type { TicketBook } from "../events/tickets.ts";
+import type { TicketBook } from "../auth/event-tickets.ts";
 import type { PushDevices } from "../push/devices.ts";
 import type { VapidKeys } from "../push/vapid-keys.ts";
 import type { UploadService } from "../uploads/upload-service.ts";
