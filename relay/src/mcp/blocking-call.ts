@@ -224,6 +224,9 @@ export class BlockingCall {
   }
 }
 
+/** A call with a durable record: one on the relay's own stream, whose events carry ids of that record. */
+export type DurableCall = BlockingCall & { readonly durable: Durable };
+
 /** The blocking calls running on this process, to hand over when it stops or end when their token is revoked. */
 export class BlockingCalls {
   #live = new Set<BlockingCall>();
@@ -231,6 +234,8 @@ export class BlockingCalls {
   constructor(private services: BlockingCallServices) {}
 
   /** A new call, or the resume of a durable record (then `durable` is that record's), of the named client. */
+  open(caller: Caller, durable: Durable, client?: string): DurableCall;
+  open(caller: Caller, durable?: Durable, client?: string): BlockingCall;
   open(caller: Caller, durable?: Durable, client?: string): BlockingCall {
     const call = new BlockingCall(this.services, caller, durable, client);
     this.#live.add(call);

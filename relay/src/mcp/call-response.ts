@@ -1,8 +1,8 @@
 // The response that carries one blocking call on the relay's own stream (call-stream.ts), tied to
 // its session and its connection: the session knows the call by its JSON-RPC id while it runs, so
 // the client can cancel it; a connection that drops drops the call, which its client then resumes.
-import type { CallToolResult, RequestId } from "@modelcontextprotocol/sdk/types.js";
-import type { BlockingCall, OnProgress, OnResult } from "./blocking-call.ts";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { DurableCall, OnProgress, OnResult } from "./blocking-call.ts";
 import { callStream } from "./call-stream.ts";
 import { protocolOf, RESUMABLE_PROTOCOL } from "./clients.ts";
 import { progress } from "./session.ts";
@@ -19,7 +19,9 @@ export interface CallResponseDeps {
 /** What runs the call: with progress when its client asked for it, and a result heard early. */
 export type RunCall = (onProgress: OnProgress | undefined, onResult: OnResult) => Promise<CallToolResult>;
 
-export function callResponse(deps: CallResponseDeps, session: Session, request: Request, call: BlockingCall, requestId: RequestId, run: RunCall, progressToken?: string | number): Response {
+/** The call's stream answers its record's request id, with progress when the record has a token for it. */
+export function callResponse(deps: CallResponseDeps, session: Session, request: Request, call: DurableCall, run: RunCall): Response {
+  const { id: callId, requestId, progressToken } = call.durable;
   const key = JSON.stringify(requestId);
   session.calls.set(key, call);
   const drop = () => call.drop();
@@ -30,7 +32,7 @@ export function callResponse(deps: CallResponseDeps, session: Session, request: 
   deps.track(written.promise);
   return callStream({
     requestId,
-    callId: call.durable?.id,
+    callId,
     readsPriming: protocolOf(request) >= RESUMABLE_PROTOCOL,
     retryMs: deps.retryMs,
     headers: { "mcp-session-id": session.id },

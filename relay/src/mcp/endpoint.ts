@@ -112,7 +112,7 @@ export class McpEndpoint {
     // Known by its request id from the start: the client may cancel it while its ask is opened.
     session.calls.set(JSON.stringify(sent.id), call);
     const opening = await call.open(toolContext(this.relay, caller, session.server), sent.tool, sent.args);
-    return callResponse(this.#deps, session, request, call, sent.id, (onProgress, onResult) => call.follow(opening, onProgress, onResult), sent.progressToken);
+    return callResponse(this.#deps, session, request, call, (onProgress, onResult) => call.follow(opening, onProgress, onResult));
   }
 
   /**
@@ -127,7 +127,7 @@ export class McpEndpoint {
     if (event.done) return new Response(null, { status: 204, headers: { "mcp-session-id": session.id } });
     const { record, durable } = resumable;
     const call = this.#calls.open(caller, durable, session.server.getClientVersion()?.name);
-    return callResponse(this.#deps, session, request, call, durable.requestId, (onProgress, onResult) => call.resume(record, onProgress, onResult), durable.progressToken);
+    return callResponse(this.#deps, session, request, call, (onProgress, onResult) => call.resume(record, onProgress, onResult));
   }
 
   #track(writing: Promise<void>): void {
