@@ -19,8 +19,9 @@ import { benchSidepanel, COMMENTS } from "./sidepanel.ts";
 import { stage, stages } from "./stages.ts";
 
 const SMOKE = process.argv.includes("--smoke");
-// `--rounds` runs only the paused and back-to-back rounds, the part to re-run while working on latency
-// (written to results/rounds.json, never to the README); PAUSED_RUNS and B2B_RUNS set their counts.
+// `--rounds` runs only the rounds (SQLite's paused, code-review, back-to-back and in-service rounds,
+// then PostgreSQL's paused ones), the part to re-run while working on latency (written to
+// results/rounds.json, never to the README); PAUSED_RUNS, BIG_RUNS, B2B_RUNS and IN_SERVICE_ASKS set their counts.
 const ROUNDS_ONLY = process.argv.includes("--rounds");
 // The smoke run proves each stage runs end to end, not its figures: its counts are what that needs,
 // and a wait is cut only where it is not what the stage measures (the pauses between rounds stay).
